@@ -1,0 +1,48 @@
+from django.contrib import admin
+
+from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
+
+
+@admin.register(Source)
+class SourceAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "kind", "base_url", "enabled")
+    list_filter = ("kind", "enabled")
+    search_fields = ("id", "name", "base_url")
+
+
+@admin.register(Manga)
+class MangaAdmin(admin.ModelAdmin):
+    list_display = ("title", "status", "cover_state", "latest_chapter_at", "updated_at")
+    list_filter = ("status", "cover_state")
+    search_fields = ("title",)
+
+
+@admin.register(MangaSource)
+class MangaSourceAdmin(admin.ModelAdmin):
+    list_display = ("manga", "source", "source_manga_key", "dropped_at")
+    list_filter = ("source",)
+    search_fields = ("source_manga_key", "manga__title")
+    raw_id_fields = ("manga",)
+
+
+@admin.register(Chapter)
+class ChapterAdmin(admin.ModelAdmin):
+    list_display = ("manga", "number", "title", "sync_state", "page_count", "dropped_at")
+    list_filter = ("sync_state", "source")
+    search_fields = ("manga__title", "title", "source_chapter_key")
+    raw_id_fields = ("manga",)
+
+
+@admin.register(Page)
+class PageAdmin(admin.ModelAdmin):
+    list_display = ("chapter", "index", "content_type", "width", "height", "bytes")
+    raw_id_fields = ("chapter",)
+
+
+admin.site.register(Tag)
+
+
+@admin.register(Bookmark)
+class BookmarkAdmin(admin.ModelAdmin):
+    list_display = ("user", "manga", "chapter", "created_at")
+    raw_id_fields = ("manga", "chapter")

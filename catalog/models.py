@@ -1,0 +1,178 @@
+"""The library: sources, mangas, chapters, stored pages and bookmarks."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Source(models.Model):
+    """A site we crawl. `kind` picks the adapter; `settings` configures it."""
+
+    class Kind(models.TextChoices):
+        DEMO = "demo", "Built-in demo site"
+        HTML = "html", "Selector-configured HTML site"
+
+    id = models.SlugField(primary_key=True, max_length=64)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.HTML)
+    base_url = models.URLField(max_length=500)
+    enabled = models.BooleanField(default=True)
+    settings = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Tag(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Manga(models.Model):
+    class Status(models.TextChoices):
+        ONGOING = "ongoing"
+        COMPLETED = "completed"
+        HIATUS = "hiatus"
+        CANCELLED = "cancelled"
+        UNKNOWN = "unknown"
+
+    class CoverState(models.TextChoices):
+        MISSING = "missing"
+        STORED = "stored"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    title = models.CharField(max_length=500, db_index=True)
+    alt_titles = models.JSONField(default=list, blank=True)
+    description = models.TextField(blank=True)
+    authors = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.UNKNOWN)
+    tags = models.ManyToManyField(Tag, blank=True, related_name="mangas")
+    cover = models.FileField(upload_to="covers/", blank=True, max_length=300)
+    cover_url = models.URLField(max_length=1000, blank=True)
+    cover_state = models.CharField(max_length=16, choices=CoverState.choices, default=CoverState.MISSING)
+    # Fingerprint of the source metadata last stored: lets the metadata pass
+    # tell Unchanged from Updated without comparing every field by hand.
+    metadata_hash = models.CharField(max_length=64, blank=True)
+    # Denormalised so "ordered by latest chapter" is one index scan on a
+    # 100k-manga library instead of an aggregate over every chapter.
+    latest_chapter_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-latest_chapter_at", "-created_at"], name="manga_latest_chapter_idx"),
+            # Used by the dashboard's "missing covers" backlog list
+            # (crawler.backlog), newest first, LIMIT/OFFSET.
+            models.Index(
+                fields=["-updated_at"],
+                name="mangas_missing_cover_idx",
+                condition=~Q(cover_state="stored"),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class MangaSource(models.Model):
+    """Where a manga lives on a source. Kept (with `dropped_at`) when the source drops it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    manga = models.ForeignKey(Manga, on_delete=models.CASCADE, related_name="sources")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="mangas")
+    source_manga_key = models.CharField(max_length=300)
+    url = models.URLField(max_length=1000, blank=True)
+    dropped_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "source_manga_key"], name="manga_source_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id}:{self.source_manga_key}"
+
+
+class Chapter(models.Model):
+    class SyncState(models.TextChoices):
+        NEW = "new"
+        QUEUED = "queued"
+        DOWNLOADING = "downloading"
+        DONE = "done"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    manga = models.ForeignKey(Manga, on_delete=models.CASCADE, related_name="chapters")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="chapters")
+    source_chapter_key = models.CharField(max_length=300)
+    number = models.DecimalField(max_digits=10, decimal_places=2)
+    title = models.CharField(max_length=500, blank=True)
+    url = models.URLField(max_length=1000, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    dropped_at = models.DateTimeField(null=True, blank=True)
+    sync_state = models.CharField(max_length=16, choices=SyncState.choices, default=SyncState.NEW)
+    page_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["number", "created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "source_chapter_key"], name="chapter_unique_source_key"),
+        ]
+        indexes = [models.Index(fields=["manga", "number"], name="chapter_manga_number_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.manga_id} #{self.number}"
+
+
+class Page(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="pages")
+    index = models.PositiveIntegerField()
+    image = models.FileField(upload_to="pages/", max_length=300)
+    content_type = models.CharField(max_length=50)
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    bytes = models.PositiveBigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["chapter", "index"]
+        constraints = [models.UniqueConstraint(fields=["chapter", "index"], name="page_unique_index")]
+
+    def __str__(self) -> str:
+        return f"{self.chapter_id} p{self.index}"
+
+
+class Bookmark(models.Model):
+    """A user's bookmark on a manga, or on one chapter of it. Both kinds may coexist."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bookmarks")
+    manga = models.ForeignKey(Manga, on_delete=models.CASCADE, related_name="bookmarks")
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, null=True, blank=True, related_name="bookmarks")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "manga"], condition=Q(chapter__isnull=True), name="bookmark_unique_manga_level"
+            ),
+            models.UniqueConstraint(
+                fields=["user", "manga", "chapter"],
+                condition=Q(chapter__isnull=False),
+                name="bookmark_unique_chapter_level",
+            ),
+        ]

@@ -1,0 +1,73 @@
+"""Shared fixtures: personas (anonymous, user, staff) and the environment for child processes."""
+
+import os
+import sys
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+REPO_ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture
+def anon_client() -> APIClient:
+    return APIClient(enforce_csrf_checks=True)
+
+
+@pytest.fixture
+def alice(django_user_model):
+    """A signed-in reader with no staff rights."""
+    return django_user_model.objects.create_user("alice", "alice@example.com", "alice-password")
+
+
+@pytest.fixture
+def staff(django_user_model):
+    """An operator: staff, allowed on every admin route."""
+    return django_user_model.objects.create_user(
+        "sam", "sam@example.com", "sam-password", is_staff=True, is_superuser=True
+    )
+
+
+@pytest.fixture
+def alice_client(alice) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(alice)
+    return client
+
+
+@pytest.fixture
+def staff_client(staff) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(staff)
+    return client
+
+
+@pytest.fixture
+def child_env(settings, tmp_path) -> dict[str, str]:
+    """Environment for a `manage.py` child process that must see this test's database and media."""
+    env = dict(os.environ)
+    db = connection.settings_dict
+    if connection.vendor == "postgresql":
+        env["DATABASE_URL"] = (
+            f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        )
+    else:
+        env.pop("DATABASE_URL", None)
+        env["MANGALORD_DATA_DIR"] = os.path.dirname(db["NAME"])
+    env["MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
+    env["PYTHONPATH"] = REPO_ROOT
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@pytest.fixture
+def manage_cmd() -> list[str]:
+    return [sys.executable, os.path.join(REPO_ROOT, "manage.py")]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_media(settings, tmp_path):
+    """Every test stores files under its own temporary MEDIA_ROOT."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    os.makedirs(settings.MEDIA_ROOT, exist_ok=True)

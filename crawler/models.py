@@ -1,0 +1,138 @@
+"""Crawler tables: the job queue, durable crawler state, audit log, worker status.
+
+Only `crawler.queue` writes `Job.state` and the lease columns.
+"""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class JobState(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    DEAD = "dead"
+
+
+IN_FLIGHT_STATES = (JobState.PENDING, JobState.RUNNING)
+
+
+class Job(models.Model):
+    """One unit of queued work: a kind-tagged JSON payload with lease bookkeeping.
+
+    `lease_generation` is bumped by every lease, release and reclaim, so a
+    lease's identity is `(id, lease_generation)`: a late ack from a lease that
+    was released or expired finds no row and steps aside.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    kind = models.CharField(max_length=40)
+    payload = models.JSONField()
+    state = models.CharField(max_length=10, choices=JobState.choices, default=JobState.PENDING)
+    attempts = models.IntegerField(default=0)
+    max_attempts = models.IntegerField(default=5)
+    lease_generation = models.BigIntegerField(default=0)
+    leased_until = models.DateTimeField(null=True, blank=True)
+    scheduled_at = models.DateTimeField()
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    last_error = models.TextField(blank=True, default="")
+    # One in-flight job per key: the partial unique constraint below makes
+    # `enqueue` race-free without a check-then-insert.
+    dedup_key = models.CharField(max_length=200, null=True, blank=True)
+    # Denormalised from the payload when it names one, so admin lists can
+    # label and search jobs by manga title and requeue by manga/chapter.
+    # No database constraint: a job may outlive (or precede) its row.
+    manga = models.ForeignKey(
+        "catalog.Manga", null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    chapter = models.ForeignKey(
+        "catalog.Chapter", null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    page = models.ForeignKey(
+        "catalog.Page", null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+
+    class Meta:
+        db_table = "crawler_jobs"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dedup_key"],
+                condition=Q(state__in=["pending", "running"]),
+                name="crawler_jobs_inflight_dedup",
+            ),
+        ]
+        indexes = [
+            # Used by queue.lease: candidates in (scheduled_at, created_at) order.
+            models.Index(
+                fields=["scheduled_at", "created_at"],
+                name="crawler_jobs_leasable_idx",
+                condition=Q(state__in=["pending", "running"]),
+            ),
+            # Used by the dashboard's dead-jobs list (crawler.api dead-jobs), newest first.
+            models.Index(fields=["-updated_at"], name="crawler_jobs_dead_idx", condition=Q(state="dead")),
+            models.Index(fields=["state", "kind"], name="crawler_jobs_state_kind_idx"),
+            models.Index(fields=["-updated_at"], name="crawler_jobs_updated_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.id} [{self.state}]"
+
+
+class CrawlerState(models.Model):
+    """Durable key/value state: recovery flags, last-pass summaries, runtime session, control requests."""
+
+    key = models.CharField(max_length=200, primary_key=True)
+    value = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "crawler_state"
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class AuditEvent(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    action = models.CharField(max_length=64)
+    scope = models.CharField(max_length=32, blank=True)
+    target_id = models.CharField(max_length=200, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        db_table = "crawler_audit"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.scope} {self.target_id}"
+
+
+class WorkerStatus(models.Model):
+    """Live status of one worker process, heartbeated; a stale heartbeat means gone."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    role = models.CharField(max_length=32)
+    host = models.CharField(max_length=255)
+    pid = models.IntegerField()
+    kinds = models.JSONField(default=list)
+    worker_count = models.IntegerField(default=1)
+    phase = models.JSONField(default=dict)
+    active_chapters = models.JSONField(default=list)
+    current_cover = models.JSONField(null=True, blank=True)
+    flags = models.JSONField(default=dict)
+    started_at = models.DateTimeField(auto_now_add=True)
+    heartbeat_at = models.DateTimeField(db_index=True)
+    stopped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "crawler_worker_status"
+
+    def __str__(self) -> str:
+        return f"{self.role}@{self.host}:{self.pid}"

@@ -1,0 +1,523 @@
+"""The persistent job queue over `crawler_jobs`: the only code that writes job state.
+
+Workers `lease` rows, heartbeat with `renew`, and finish with `ack_done`,
+`ack_failed` or `release`. Every finishing call is a compare-and-set on
+`(id, lease_generation, state='running')` whose row count is the answer: a
+lease that was released, reclaimed or expired and re-leased by someone else
+carries an older generation, so its late ack matches nothing and steps aside
+instead of clobbering the successor (the force-analyze race).
+
+PostgreSQL is the production backend: `lease` is one `FOR UPDATE SKIP LOCKED`
+statement and `enqueue` NOTIFYs idle workers in the same round trip. On the
+embedded SQLite default the same semantics hold because every transaction is
+`BEGIN IMMEDIATE`, which serialises leasers on the database write lock.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import logging
+import random
+import select
+import threading
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import DateTimeField, Exists, ExpressionWrapper, F, OuterRef, Q, Value
+from django.db.models.functions import Greatest, Now
+from django.utils import timezone
+
+from crawler.models import IN_FLIGHT_STATES, Job, JobState
+from crawler.payloads import Payload, PayloadError, decode
+
+logger = logging.getLogger(__name__)
+
+NOTIFY_CHANNEL = "crawler_jobs"
+
+BACKOFF_BASE_SECS = 60
+BACKOFF_CAP_SECS = 3600
+
+
+# --- pure decisions ------------------------------------------------------------
+
+
+def backoff_base(attempts: int) -> timedelta:
+    """Exponential retry delay before jitter: 60 s for the first failure, doubling, capped at 1 h.
+
+    `attempts` is the post-increment count reported by `lease` (first failure
+    has attempts == 1). Zero and negatives behave like 1; the shift is clamped
+    so absurd counts cannot overflow.
+    """
+    shift = min(max(attempts - 1, 0), 20)
+    return timedelta(seconds=min(BACKOFF_BASE_SECS * (1 << shift), BACKOFF_CAP_SECS))
+
+
+def apply_jitter(base: timedelta, jitter: float) -> timedelta:
+    """Spread `base` by a factor in [0.8, 1.2): `jitter` in [0, 1) picks where.
+
+    Retries of many jobs failed by one source outage then do not all come back
+    in the same second (no thundering herd). Out-of-range input is clamped.
+    """
+    frac = min(max(jitter, 0.0), 1.0)
+    return timedelta(seconds=round(base.total_seconds() * (0.8 + 0.4 * frac)))
+
+
+def backoff_for(attempts: int) -> timedelta:
+    return apply_jitter(backoff_base(attempts), random.random())
+
+
+# --- records -------------------------------------------------------------------
+
+
+class EnqueueStatus(enum.Enum):
+    INSERTED = "inserted"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class EnqueueResult:
+    status: EnqueueStatus
+    id: uuid.UUID | None = None
+
+    @property
+    def inserted(self) -> bool:
+        return self.status is EnqueueStatus.INSERTED
+
+    @property
+    def skipped(self) -> bool:
+        return self.status is EnqueueStatus.SKIPPED
+
+
+Skipped = EnqueueResult(EnqueueStatus.SKIPPED)
+
+
+def Inserted(job_id: uuid.UUID) -> EnqueueResult:  # noqa: N802 - reads like the seed's enum variant
+    return EnqueueResult(EnqueueStatus.INSERTED, job_id)
+
+
+@dataclass(frozen=True)
+class Lease:
+    id: uuid.UUID
+    payload: Payload
+    attempts: int
+    max_attempts: int
+    lease_generation: int
+
+    @property
+    def kind(self) -> str:
+        return self.payload.kind
+
+
+class RequeueScope(str, enum.Enum):
+    ALL = "all"
+    MANGA = "manga"
+    CHAPTER = "chapter"
+    JOB = "job"
+
+
+class ConfirmationRequired(ValueError):
+    """`requeue_dead(scope='all')` needs an explicit confirm."""
+
+
+def _is_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _now_plus(duration: timedelta) -> ExpressionWrapper:
+    return ExpressionWrapper(Now() + Value(duration), output_field=DateTimeField())
+
+
+def _db_value(field_name: str, value: Any) -> Any:
+    return Job._meta.get_field(field_name).get_db_prep_save(value, connection)
+
+
+# --- enqueue ---------------------------------------------------------------------
+
+
+def enqueue(
+    payload: Payload, *, scheduled_at: datetime | None = None, max_attempts: int | None = None
+) -> EnqueueResult:
+    """Insert a pending job, or return `Skipped` if one with its dedup key is in flight.
+
+    Race-free by construction: the insert is `ON CONFLICT DO NOTHING` against
+    the partial unique constraint over in-flight states, never a
+    check-then-insert that two producers could both pass.
+    """
+    job_id = uuid.uuid4()
+    refs = payload.row_refs()
+    values: dict[str, Any] = {
+        "id": job_id,
+        "kind": payload.kind,
+        "payload": payload.to_json(),
+        "state": JobState.PENDING.value,
+        "attempts": 0,
+        "max_attempts": max_attempts if max_attempts is not None else settings.CRAWLER_MAX_ATTEMPTS,
+        "lease_generation": 0,
+        "last_error": "",
+        "dedup_key": payload.dedup_key(),
+        "manga": refs["manga_id"],
+        "chapter": refs["chapter_id"],
+        "page": refs["page_id"],
+    }
+    columns = [Job._meta.get_field(name).column for name in values]
+    params = [_db_value(name, value) for name, value in values.items()]
+    placeholders = ["%s"] * len(values)
+    postgres = _is_postgres()
+    # On PostgreSQL the times come from the database clock, the same clock
+    # `lease` compares against, so hosts with drifting clocks still agree.
+    now_sql = "now()" if postgres else "%s"
+    now_param = [] if postgres else [_db_value("created_at", timezone.now())]
+    columns += ["created_at", "updated_at", "scheduled_at"]
+    placeholders += [now_sql, now_sql]
+    params += now_param * 2
+    if scheduled_at is None:
+        placeholders.append(now_sql)
+        params += now_param
+    else:
+        placeholders.append("%s")
+        params.append(_db_value("scheduled_at", scheduled_at))
+    insert = (
+        f"INSERT INTO crawler_jobs ({', '.join(columns)}) VALUES ({', '.join(placeholders)}) "
+        "ON CONFLICT DO NOTHING RETURNING id"
+    )
+    if postgres:
+        # The NOTIFY rides in the same round trip and is delivered at commit.
+        insert = f"WITH ins AS ({insert}, kind) SELECT id, pg_notify('{NOTIFY_CHANNEL}', kind) FROM ins"
+    with connection.cursor() as cursor:
+        cursor.execute(insert, params)
+        row = cursor.fetchone()
+    return Inserted(job_id) if row else Skipped
+
+
+def enqueue_many(payloads: Iterable[Payload], **kwargs: Any) -> list[EnqueueResult]:
+    """Enqueue in the given order (callers sort chapters by number first)."""
+    return [enqueue(p, **kwargs) for p in payloads]
+
+
+# --- lease -------------------------------------------------------------------------
+
+_PG_LEASE_SQL = """
+WITH leased AS (
+    SELECT id FROM crawler_jobs
+     WHERE (state = 'pending' OR (state = 'running' AND leased_until < now()))
+       AND scheduled_at <= now()
+       AND (%(any_kind)s OR kind = ANY(%(kinds)s))
+     ORDER BY scheduled_at, created_at
+     LIMIT %(max)s
+     FOR UPDATE SKIP LOCKED
+)
+UPDATE crawler_jobs j
+   SET state = 'running',
+       attempts = j.attempts + 1,
+       lease_generation = j.lease_generation + 1,
+       leased_until = now() + %(duration)s,
+       updated_at = now()
+  FROM leased l
+ WHERE j.id = l.id
+RETURNING j.id, j.payload, j.attempts, j.max_attempts, j.lease_generation, j.scheduled_at, j.created_at
+"""
+
+
+def lease(kinds: list[str] | None, max: int, lease_duration: timedelta) -> list[Lease]:  # noqa: A002
+    """Claim up to `max` leasable rows: pending, or running with an expired lease.
+
+    Rows come in `(scheduled_at, created_at)` order, so chapter-content jobs
+    enqueued in ascending chapter number leave in that order. Concurrent
+    leasers never receive the same row. A row whose payload cannot be decoded
+    is dead-lettered with the decode error instead of reaching the worker.
+    """
+    if max <= 0:
+        return []
+    if _is_postgres():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _PG_LEASE_SQL,
+                {"any_kind": kinds is None, "kinds": list(kinds or []), "max": max, "duration": lease_duration},
+            )
+            rows = cursor.fetchall()
+        rows.sort(key=lambda r: (r[5], r[6]))
+        claimed = [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+    else:
+        claimed = _lease_sqlite(kinds, max, lease_duration)
+    return _decode_leases(claimed)
+
+
+def _lease_sqlite(kinds: list[str] | None, max: int, lease_duration: timedelta) -> list[tuple]:  # noqa: A002
+    now = timezone.now()
+    leasable = Q(state=JobState.PENDING) | Q(state=JobState.RUNNING, leased_until__lt=now)
+    with transaction.atomic():  # BEGIN IMMEDIATE: holds the write lock from the first read
+        candidates = Job.objects.filter(leasable, scheduled_at__lte=now)
+        if kinds is not None:
+            candidates = candidates.filter(kind__in=kinds)
+        ids = list(candidates.order_by("scheduled_at", "created_at").values_list("id", flat=True)[:max])
+        if not ids:
+            return []
+        Job.objects.filter(leasable, id__in=ids).update(
+            state=JobState.RUNNING,
+            attempts=F("attempts") + 1,
+            lease_generation=F("lease_generation") + 1,
+            leased_until=now + lease_duration,
+            updated_at=now,
+        )
+        rows = {
+            r[0]: r
+            for r in Job.objects.filter(id__in=ids).values_list(
+                "id", "payload", "attempts", "max_attempts", "lease_generation"
+            )
+        }
+    return [rows[i] for i in ids if i in rows]
+
+
+def _decode_leases(rows: list[tuple]) -> list[Lease]:
+    leases = []
+    for job_id, raw, attempts, max_attempts, generation in rows:
+        if isinstance(raw, str):
+            raw = json.loads(raw)
+        try:
+            payload = decode(raw)
+        except PayloadError as exc:
+            _dead_letter_undecodable(job_id, generation, str(exc))
+            continue
+        leases.append(Lease(job_id, payload, attempts, max_attempts, generation))
+    return leases
+
+
+def _dead_letter_undecodable(job_id: uuid.UUID, generation: int, error: str) -> None:
+    logger.error("lease: dead-lettering job=%s with an undecodable payload: %s", job_id, error)
+    _guarded(job_id, generation).update(
+        state=JobState.DEAD, last_error=f"undecodable payload: {error}", leased_until=None, updated_at=Now()
+    )
+
+
+# --- guarded transitions -----------------------------------------------------------
+
+
+def _guarded(job_id: uuid.UUID, generation: int):  # type: ignore[no-untyped-def]
+    return Job.objects.filter(id=job_id, lease_generation=generation, state=JobState.RUNNING)
+
+
+def _warn_stale(op: str, lease_: Lease) -> None:
+    logger.warning(
+        "%s: lease no longer current (generation mismatch: released, reclaimed or re-leased); "
+        "skipping update job=%s generation=%s",
+        op,
+        lease_.id,
+        lease_.lease_generation,
+    )
+
+
+def renew(lease_: Lease, lease_duration: timedelta) -> bool:
+    """Heartbeat: extend a still-owned lease. False means it was lost; stop that job."""
+    updated = _guarded(lease_.id, lease_.lease_generation).update(
+        leased_until=_now_plus(lease_duration), updated_at=Now()
+    )
+    return updated == 1
+
+
+def ack_done(lease_: Lease) -> bool:
+    """Mark done. A stale lease updates nothing, logs a warning and returns False."""
+    updated = _guarded(lease_.id, lease_.lease_generation).update(
+        state=JobState.DONE, leased_until=None, updated_at=Now()
+    )
+    if not updated:
+        _warn_stale("ack_done", lease_)
+    return updated == 1
+
+
+def ack_failed(lease_: Lease, error: str) -> bool:
+    """Record a failed attempt: dead at `max_attempts`, else pending again after a jittered backoff."""
+    guarded = _guarded(lease_.id, lease_.lease_generation)
+    if lease_.attempts >= lease_.max_attempts:
+        updated = guarded.update(state=JobState.DEAD, last_error=error, leased_until=None, updated_at=Now())
+    else:
+        updated = guarded.update(
+            state=JobState.PENDING,
+            last_error=error,
+            leased_until=None,
+            scheduled_at=_now_plus(backoff_for(lease_.attempts)),
+            updated_at=Now(),
+        )
+    if not updated:
+        _warn_stale("ack_failed", lease_)
+    return updated == 1
+
+
+_REFUND = {
+    "state": JobState.PENDING,
+    "leased_until": None,
+    "attempts": Greatest(Value(0), F("attempts") - 1),
+    "lease_generation": F("lease_generation") + 1,
+}
+
+
+def release(lease_: Lease) -> bool:
+    """Give a held lease back without burning an attempt (shutdown, session expired)."""
+    updated = _guarded(lease_.id, lease_.lease_generation).update(**_REFUND, updated_at=Now())
+    if not updated:
+        _warn_stale("release", lease_)
+    return updated == 1
+
+
+def release_unowned(job_id: uuid.UUID) -> bool:
+    """Drop a running lease by id alone (force-analyze, ops tools).
+
+    Bumps the generation so the in-flight worker's eventual ack is a no-op,
+    and refunds the attempt: an operator's click is not the job's failure.
+    """
+    updated = Job.objects.filter(id=job_id, state=JobState.RUNNING).update(**_REFUND, updated_at=Now())
+    if not updated:
+        logger.warning("release_unowned: job=%s is not running (already finished or never leased); skipping", job_id)
+    return updated == 1
+
+
+def reclaim_orphaned() -> int:
+    """At worker boot: return running rows whose lease already expired to pending, attempt refunded.
+
+    Safe beside live peers because a heartbeating worker's lease is never
+    expired; this only does eagerly what `lease` would do lazily, minus the
+    attempt a crash would otherwise cost.
+    """
+    return Job.objects.filter(state=JobState.RUNNING, leased_until__lt=Now()).update(**_REFUND, updated_at=Now())
+
+
+def reap_done(retention_days: int) -> int:
+    """Delete done jobs older than `retention_days`; 0 disables the reaper."""
+    if retention_days <= 0:
+        return 0
+    cutoff = timezone.now() - timedelta(days=retention_days)
+    deleted, _ = Job.objects.filter(state=JobState.DONE, updated_at__lt=cutoff).delete()
+    return deleted
+
+
+# --- dead-letter requeue -------------------------------------------------------------
+
+
+def dead_jobs_in_scope(scope: RequeueScope | str, target: Any = None):  # type: ignore[no-untyped-def]
+    scope = RequeueScope(scope)
+    dead = Job.objects.filter(state=JobState.DEAD)
+    if scope is RequeueScope.ALL:
+        return dead
+    if target is None:
+        raise ValueError(f"scope {scope.value!r} needs a target id")
+    if scope is RequeueScope.JOB:
+        return dead.filter(id=target)
+    if scope is RequeueScope.CHAPTER:
+        return dead.filter(Q(chapter_id=target) | Q(page__chapter_id=target))
+    return dead.filter(Q(manga_id=target) | Q(chapter__manga_id=target) | Q(page__chapter__manga_id=target))
+
+
+def requeue_dead(scope: RequeueScope | str, target: Any = None, confirm: bool = False) -> int:
+    """Put dead jobs in `scope` back to pending; returns how many became pending.
+
+    Several dead rows can share a dedup key (a chapter that died, was
+    re-enqueued and died again). Only the newest per key is revived, and only
+    when nothing with that key is in flight, so the partial unique constraint
+    never rejects the requeue; the older duplicates are marked `failed`
+    (superseded) so the dead list empties.
+    """
+    scope = RequeueScope(scope)
+    if scope is RequeueScope.ALL and not confirm:
+        raise ConfirmationRequired("requeue of every dead job needs confirm: true")
+    rows = dead_jobs_in_scope(scope, target).order_by("-updated_at", "-created_at").values_list("id", "dedup_key")
+    newest: dict[Any, uuid.UUID] = {}
+    superseded: list[uuid.UUID] = []
+    for job_id, key in rows:
+        if key is None or key not in newest:
+            newest[key if key is not None else job_id] = job_id
+        else:
+            superseded.append(job_id)
+    revived = 0
+    for job_id in newest.values():
+        revived += _revive(job_id)
+    if superseded:
+        Job.objects.filter(id__in=superseded, state=JobState.DEAD).update(state=JobState.FAILED, updated_at=Now())
+    return revived
+
+
+def _revive(job_id: uuid.UUID) -> int:
+    in_flight_twin = Job.objects.filter(dedup_key=OuterRef("dedup_key"), state__in=IN_FLIGHT_STATES)
+    try:
+        with transaction.atomic():
+            return (
+                Job.objects.filter(id=job_id, state=JobState.DEAD)
+                .exclude(Exists(in_flight_twin))
+                .update(
+                    state=JobState.PENDING,
+                    attempts=0,
+                    leased_until=None,
+                    scheduled_at=Now(),
+                    lease_generation=F("lease_generation") + 1,
+                    updated_at=Now(),
+                )
+            )
+    except IntegrityError:
+        # A producer enqueued the same key between our check and update:
+        # that in-flight job already does the work.
+        return 0
+
+
+# --- wake-up -------------------------------------------------------------------------
+
+
+class JobListener:
+    """Wakes an idle worker when a job of its kinds is enqueued.
+
+    On PostgreSQL a dedicated autocommit connection LISTENs for the NOTIFY that
+    `enqueue` sends, so a new job starts within milliseconds. Elsewhere (SQLite)
+    `wait` is an interruptible poll interval. Open it before the first lease so
+    a job enqueued between an empty lease and the wait is not missed.
+    """
+
+    def __init__(self, kinds: list[str] | None, stop: threading.Event | None = None) -> None:
+        self.kinds = set(kinds) if kinds is not None else None
+        self.stop = stop or threading.Event()
+        self._conn: Any = None
+
+    def __enter__(self) -> JobListener:
+        if _is_postgres():
+            import psycopg
+
+            params = connection.get_connection_params()
+            params.pop("cursor_factory", None)
+            params.pop("context", None)
+            params.pop("server_side_binding", None)
+            params.pop("prepare_threshold", None)
+            self._conn = psycopg.connect(**params, autocommit=True)
+            self._conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def wait(self, timeout: float) -> bool:
+        """Block until a matching job is announced, `timeout` passes or stop is set; True if announced."""
+        if self._conn is None:
+            self.stop.wait(timeout)
+            return False
+        deadline = timezone.now() + timedelta(seconds=timeout)
+        while not self.stop.is_set():
+            remaining = (deadline - timezone.now()).total_seconds()
+            if remaining <= 0:
+                return False
+            # Short slices keep the wait responsive to the stop event.
+            slice_secs = min(remaining, 0.25)
+            if not select.select([self._conn.fileno()], [], [], slice_secs)[0]:
+                continue
+            for note in self._conn.notifies(timeout=0, stop_after=64):
+                if self.kinds is None or note.payload in self.kinds:
+                    return True
+        return False
+
+
+def wait_for_work(kinds: list[str] | None, timeout: float) -> bool:
+    """One-shot LISTEN for a job of `kinds`; see `JobListener` for the long-lived form."""
+    with JobListener(kinds) as listener:
+        return listener.wait(timeout)

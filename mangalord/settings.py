@@ -1,0 +1,222 @@
+"""Settings for Mangalord, read once from the environment (and an optional `.env`).
+
+Every variable is documented with its default in `.env.example`. A value that
+does not parse stops start-up with an error that names the variable, so a typo
+in a systemd unit fails loudly instead of running with a silent default.
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+_env_file = BASE_DIR / ".env"
+if _env_file.exists():
+    environ.Env.read_env(str(_env_file))
+
+
+def _read(
+    name: str, parse: Callable[..., Any], default: Any, check: Callable[[Any], bool] | None = None, rule: str = ""
+) -> Any:
+    try:
+        value = parse(name, default=default)
+    except (ValueError, TypeError, ImproperlyConfigured) as exc:
+        raise ImproperlyConfigured(f"Invalid value for environment variable {name}: {exc}") from exc
+    if check is not None and not check(value):
+        raise ImproperlyConfigured(f"Invalid value for environment variable {name}={value!r}: {rule}")
+    return value
+
+
+def _positive(name: str, default: int) -> int:
+    return _read(name, env.int, default, lambda v: v > 0, "must be a positive integer")
+
+
+def _non_negative(name: str, default: int) -> int:
+    return _read(name, env.int, default, lambda v: v >= 0, "must be zero or a positive integer")
+
+
+DATA_DIR = Path(_read("MANGALORD_DATA_DIR", env.str, str(BASE_DIR / "data"))).resolve()
+SECRET_KEY = _read("SECRET_KEY", env.str, "insecure-dev-key-change-me")
+DEBUG = _read("DEBUG", env.bool, False)
+ALLOWED_HOSTS = _read("ALLOWED_HOSTS", env.list, ["127.0.0.1", "localhost", "testserver"])
+ADMIN_ALLOWED_ORIGINS = _read("ADMIN_ALLOWED_ORIGINS", env.list, [])
+CSRF_TRUSTED_ORIGINS = list(ADMIN_ALLOWED_ORIGINS)
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "catalog",
+    "crawler",
+    "analysis",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "crawler.api.security.AdminGuardMiddleware",
+]
+
+ROOT_URLCONF = "mangalord.urls"
+WSGI_APPLICATION = "mangalord.wsgi.application"
+ASGI_APPLICATION = "mangalord.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _database() -> dict[str, Any]:
+    if env.str("DATABASE_URL", default=""):
+        db = _read("DATABASE_URL", env.db_url, None)
+        db.setdefault("CONN_MAX_AGE", 0)
+        return db
+    # The embedded default: one SQLite file. IMMEDIATE transactions take the
+    # write lock at BEGIN, so the lease's read-then-claim is exclusive across
+    # processes; WAL lets readers (the dashboard) run beside a writer.
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(DATA_DIR / "mangalord.sqlite3"),
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 30,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
+    }
+
+
+DATABASES = {"default": _database()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+MEDIA_URL = "media/"
+MEDIA_ROOT = Path(_read("MEDIA_ROOT", env.str, str(DATA_DIR / "media"))).resolve()
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+LOGIN_URL = "/admin/login/"
+
+REDIS_URL = _read("REDIS_URL", env.str, "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Mangalord API",
+    "DESCRIPTION": "Library and crawler-control API of a self-hosted manga library server.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Crawler -----------------------------------------------------------------
+CRAWLER_JOB_TIMEOUT_SECS = _positive("CRAWLER_JOB_TIMEOUT_SECS", 600)
+CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES = _positive("CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES", 5)
+CRAWLER_BROWSER_RESTART_THRESHOLD = _positive("CRAWLER_BROWSER_RESTART_THRESHOLD", 3)
+CRAWLER_WORKERS = _positive("CRAWLER_WORKERS", 2)
+CRAWLER_LEASE_SECS = _positive("CRAWLER_LEASE_SECS", 60)
+CRAWLER_HEARTBEAT_SECS = _positive("CRAWLER_HEARTBEAT_SECS", 20)
+if CRAWLER_HEARTBEAT_SECS >= CRAWLER_LEASE_SECS:
+    raise ImproperlyConfigured(
+        "Invalid value for environment variable CRAWLER_HEARTBEAT_SECS: must be shorter than CRAWLER_LEASE_SECS"
+    )
+CRAWLER_MAX_ATTEMPTS = _positive("CRAWLER_MAX_ATTEMPTS", 5)
+CRAWLER_DONE_RETENTION_DAYS = _non_negative("CRAWLER_DONE_RETENTION_DAYS", 7)
+CRAWLER_MAX_IMAGE_BYTES = _positive("CRAWLER_MAX_IMAGE_BYTES", 64 * 1024 * 1024)
+CRAWLER_METADATA_INTERVAL = _positive("CRAWLER_METADATA_INTERVAL", 3600)
+CRAWLER_CIRCUIT_BREAKER_THRESHOLD = _positive("CRAWLER_CIRCUIT_BREAKER_THRESHOLD", 5)
+CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS = _positive("CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS", 120)
+CRAWLER_POLL_SECS = _read("CRAWLER_POLL_SECS", env.float, 5.0, lambda v: v > 0, "must be a positive number")
+CRAWLER_HTTP_TIMEOUT_SECS = _read(
+    "CRAWLER_HTTP_TIMEOUT_SECS", env.float, 30.0, lambda v: v > 0, "must be a positive number"
+)
+CHROMIUM_PATH = _read("CHROMIUM_PATH", env.str, "")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+# --- Analysis ----------------------------------------------------------------
+ANALYSIS_ENABLED = _read("ANALYSIS_ENABLED", env.bool, True)
+ANALYSIS_BACKEND = _read(
+    "ANALYSIS_BACKEND", env.str, "local", lambda v: v in {"local", "openai"}, "must be 'local' or 'openai'"
+)
+VISION_API_URL = _read("VISION_API_URL", env.str, "http://127.0.0.1:11434/v1")
+VISION_MODEL = _read("VISION_MODEL", env.str, "llava")
+VISION_API_KEY = _read("VISION_API_KEY", env.str, "")
+VISION_TIMEOUT_SECS = _read("VISION_TIMEOUT_SECS", env.float, 120.0, lambda v: v > 0, "must be a positive number")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "structured": {"format": "%(asctime)s level=%(levelname)s logger=%(name)s pid=%(process)d %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
+    "root": {"handlers": ["console"], "level": _read("LOG_LEVEL", env.str, "INFO")},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+    },
+}
