@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F
+from django.db import transaction
 
 from crawler.models import CrawlerState
 
@@ -90,8 +90,11 @@ _RESTART_KEY = "browser:restart_generation"
 def request_browser_restart() -> int:
     """Ask every crawl worker to restart its browser; returns the new request generation."""
     CrawlerState.objects.get_or_create(key=_RESTART_KEY, defaults={"value": 0})
-    CrawlerState.objects.filter(key=_RESTART_KEY).update(value=F("value") + 1)
-    return browser_restart_generation()
+    with transaction.atomic():
+        row = CrawlerState.objects.select_for_update().get(key=_RESTART_KEY)
+        row.value = int(row.value) + 1
+        row.save(update_fields=["value", "updated_at"])
+    return int(row.value)
 
 
 def browser_restart_generation() -> int:
