@@ -9,6 +9,8 @@ from rest_framework.test import APIClient
 
 REPO_ROOT = os.path.dirname(os.path.abspath(__file__))
 
+pytest_plugins = ["crawler.demo_site.fixtures"]
+
 
 @pytest.fixture
 def anon_client() -> APIClient:

@@ -4,7 +4,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import ExpressionWrapper, F, Q
 
 
 class Source(models.Model):
@@ -32,6 +32,15 @@ class Tag(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# "Latest chapter first, never-updated last" as index-matchable expressions.
+LATEST_CHAPTER_ORDER = (
+    ExpressionWrapper(Q(latest_chapter_at__isnull=True), output_field=models.BooleanField()).asc(),
+    F("latest_chapter_at").desc(),
+    F("created_at").desc(),
+    F("id").desc(),
+)
 
 
 class Manga(models.Model):
@@ -68,7 +77,14 @@ class Manga(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["-latest_chapter_at", "-created_at"], name="manga_latest_chapter_idx"),
+            # Used by the library API's manga list (catalog.api.views.manga_list):
+            # latest chapter first, never-updated mangas last. "IS NULL" leads
+            # instead of DESC NULLS LAST because SQLite indexes cannot say
+            # NULLS LAST; the list orders by exactly these expressions.
+            models.Index(
+                *LATEST_CHAPTER_ORDER,
+                name="manga_latest_chapter_idx",
+            ),
             # Used by the dashboard's "missing covers" backlog list
             # (crawler.backlog), newest first, LIMIT/OFFSET.
             models.Index(

@@ -1,14 +1,69 @@
-from django.contrib import admin
+"""Django admin for the crawler tables.
 
-from crawler.models import AuditEvent, CrawlerState, Job, WorkerStatus
+The job admin is read-only: its actions call the same `crawler.control`
+functions as the admin API (requeue dead, release, force-analyze), so both
+faces audit and behave alike. The audit log is read-only for everyone.
+"""
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from catalog.models import Page
+from crawler import backlog, control
+from crawler.models import AuditEvent, CrawlerState, Job, JobState, WorkerStatus
 
 
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "state", "attempts", "max_attempts", "scheduled_at", "updated_at")
+    list_display = ("id", "kind", "state", "label", "attempts", "max_attempts", "scheduled_at", "updated_at")
     list_filter = ("state", "kind")
-    search_fields = ("id", "dedup_key", "last_error")
+    # Title search follows crawler.backlog: payload title for sync_manga rows, manga title otherwise.
+    search_fields = ("id",)
+    search_help_text = "Payload title (sync_manga), manga title, or job id."
     readonly_fields = [f.name for f in Job._meta.fields]
+    list_select_related = ("manga", "chapter__manga", "page__chapter__manga")
+    actions = ("requeue_dead", "release", "force_analyze")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="label")
+    def label(self, job: Job) -> str:
+        return backlog.job_label(job)
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str) -> tuple[QuerySet, bool]:
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        by_id, _ = super().get_search_results(request, queryset, term)
+        return queryset.filter(backlog.job_search_q(term)) | by_id, False
+
+    @admin.action(description="Requeue selected dead jobs")
+    def requeue_dead(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
+        dead = list(queryset.filter(state=JobState.DEAD).values_list("id", flat=True))
+        revived = sum(control.requeue(actor=request.user, scope="job", target=job_id) for job_id in dead)
+        self.message_user(request, f"Requeued {revived} of {len(dead)} dead job(s).", messages.SUCCESS)
+
+    @admin.action(description="Release selected running jobs (back to pending)")
+    def release(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
+        running = list(queryset.filter(state=JobState.RUNNING).values_list("id", flat=True))
+        released = sum(control.release(actor=request.user, job_id=job_id) for job_id in running)
+        self.message_user(request, f"Released {released} of {len(running)} running job(s).", messages.SUCCESS)
+
+    @admin.action(description="Force-analyze the pages of selected analyze_page jobs")
+    def force_analyze(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
+        page_ids = queryset.filter(kind="analyze_page").values_list("page_id", flat=True)
+        pages = list(Page.objects.filter(id__in=page_ids))
+        try:
+            outcomes = [control.force_analyze(actor=request.user, page=page) for page in pages]
+        except control.ControlError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return
+        summary = ", ".join(sorted({o.value for o in outcomes})) or "none"
+        self.message_user(request, f"Force-analyze queued for {len(pages)} page(s): {summary}.", messages.SUCCESS)
 
 
 @admin.register(CrawlerState)
@@ -18,8 +73,21 @@ class CrawlerStateAdmin(admin.ModelAdmin):
 
 @admin.register(AuditEvent)
 class AuditEventAdmin(admin.ModelAdmin):
+    """Read-only: an audit log that an operator could edit would prove nothing."""
+
     list_display = ("created_at", "actor", "action", "scope", "target_id")
-    list_filter = ("action",)
+    list_filter = ("action", "scope")
+    search_fields = ("target_id", "actor__username")
+    readonly_fields = [f.name for f in AuditEvent._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(WorkerStatus)

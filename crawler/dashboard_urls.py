@@ -1,1 +1,9 @@
-urlpatterns: list = []
+"""The crawler dashboard page under /admin/crawler/ (staff only; others go to the admin login)."""
+
+from django.urls import path
+
+from crawler.dashboard_views import dashboard
+
+urlpatterns = [
+    path("", dashboard, name="crawler-dashboard"),
+]

@@ -185,6 +185,10 @@ CRAWLER_POLL_SECS = _read("CRAWLER_POLL_SECS", env.float, 5.0, lambda v: v > 0, 
 CRAWLER_HTTP_TIMEOUT_SECS = _read(
     "CRAWLER_HTTP_TIMEOUT_SECS", env.float, 30.0, lambda v: v > 0, "must be a positive number"
 )
+# Idle SSE streams send a keep-alive comment this often (proxies drop silent connections).
+CRAWLER_STREAM_KEEPALIVE_SECS = _read(
+    "CRAWLER_STREAM_KEEPALIVE_SECS", env.float, 15.0, lambda v: v > 0, "must be a positive number"
+)
 CHROMIUM_PATH = _read("CHROMIUM_PATH", env.str, "")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -195,6 +199,10 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+
+# `manage.py demo`: the admin account it creates (a password is generated and printed when unset).
+DEMO_ADMIN_USER = _read("DEMO_ADMIN_USER", env.str, "admin")
+DEMO_ADMIN_PASSWORD = _read("DEMO_ADMIN_PASSWORD", env.str, "")
 
 # --- Analysis ----------------------------------------------------------------
 ANALYSIS_ENABLED = _read("ANALYSIS_ENABLED", env.bool, True)

@@ -1,1 +1,32 @@
-urlpatterns: list = []
+"""Routes of the admin crawler API under /api/v1/admin/crawler/ (SPEC §6)."""
+
+from django.urls import path
+
+from crawler.api.backlog import BacklogView
+from crawler.api.control import (
+    ForceAnalyzeView,
+    ReconcileView,
+    RequeueView,
+    RestartBrowserView,
+    RunView,
+    SessionView,
+)
+from crawler.api.dead_jobs import DeadJobsView, HistoryView
+from crawler.api.status import StatusView
+from crawler.stream import status_stream
+
+app_name = "crawler-api"
+
+urlpatterns = [
+    path("", StatusView.as_view(), name="status"),
+    path("stream/", status_stream, name="crawler-status-stream"),
+    path("run/", RunView.as_view(), name="run"),
+    path("reconcile/", ReconcileView.as_view(), name="reconcile"),
+    path("restart-browser/", RestartBrowserView.as_view(), name="restart-browser"),
+    path("session/", SessionView.as_view(), name="session"),
+    path("requeue/", RequeueView.as_view(), name="requeue"),
+    path("force-analyze/", ForceAnalyzeView.as_view(), name="force-analyze"),
+    path("dead-jobs/", DeadJobsView.as_view(), name="dead-jobs"),
+    path("history/", HistoryView.as_view(), name="history"),
+    path("backlog/", BacklogView.as_view(), name="backlog"),
+]

@@ -1,5 +1,6 @@
 from django.db import migrations, models
 from django.db.models import Q
+from django.utils import timezone
 
 DEDUP_MARKER = "demoted by migration 0002_inflight_dedup: duplicate in-flight job for dedup_key {key}; requeue to retry"
 
@@ -20,9 +21,10 @@ def demote_inflight_duplicates(apps, schema_editor):
             demote.append((job_id, key))
         else:
             seen.add(key)
+    now = timezone.now()
     for job_id, key in demote:
         Job.objects.filter(id=job_id).update(
-            state="dead", leased_until=None, last_error=DEDUP_MARKER.format(key=key)
+            state="dead", leased_until=None, updated_at=now, last_error=DEDUP_MARKER.format(key=key)
         )
 
 

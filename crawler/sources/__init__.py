@@ -1,0 +1,42 @@
+"""Source adapters. `get_source` builds the adapter a Source row asks for."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from crawler.errors import SourceConfigError
+from crawler.sources.base import Source
+from crawler.sources.config import HtmlSourceConfig
+from crawler.sources.demo import demo_settings
+from crawler.sources.html import HtmlSource
+
+if TYPE_CHECKING:
+    from catalog.models import Source as SourceRow
+    from crawler.browser import BrowserManager
+
+
+def get_source(source_row: SourceRow, *, browser: BrowserManager | None = None) -> Source:
+    """The adapter for `source_row` (kind demo or html), with its session cookie loaded.
+
+    Raises SourceConfigError, naming the bad key, when the row's settings are
+    invalid, or when the adapter needs a browser and none was given.
+    """
+    # Imported here so importing crawler.sources (e.g. base records) never needs the app registry.
+    from crawler import runtime
+
+    settings = source_row.settings or {}
+    if source_row.kind == "demo":
+        settings = demo_settings(**settings) if isinstance(settings, dict) else settings
+    elif source_row.kind != "html":
+        raise SourceConfigError(f"source {source_row.id!r}: unknown kind {source_row.kind!r}")
+    config = HtmlSourceConfig.from_settings(settings, source_id=source_row.id)
+    return HtmlSource(
+        source_row.id,
+        source_row.base_url,
+        config,
+        session_value=runtime.session_cookie(source_row.id),
+        browser=browser,
+    )
+
+
+__all__ = ["get_source"]

@@ -1,0 +1,22 @@
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    CHROMIUM_PATH=/usr/bin/chromium \
+    MANGALORD_DATA_DIR=/data
+
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium libgl1 libglib2.0-0 \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+RUN python manage.py collectstatic --noinput
+
+VOLUME ["/data"]
+EXPOSE 8000
+# Web server; run workers from the same image with
+# `python manage.py crawl_worker` / `python manage.py analyze_worker`.
+CMD ["sh", "-c", "python manage.py migrate --noinput && daphne -b 0.0.0.0 -p 8000 mangalord.asgi:application"]

@@ -1,0 +1,181 @@
+"""Library API latency on a 100k-manga library.
+
+    python bench/api_latency.py [--mangas 100000] [--requests 60] [--keep] \
+        [--database-url postgres://postgres@127.0.0.1:5432/mangalord_bench_api]
+
+Creates (or recreates) a scratch PostgreSQL database (default
+`mangalord_bench_api`; never the one in DATABASE_URL), migrates it and
+seeds it with `bulk_create`: `--mangas` mangas (5% never updated), 40 tags
+with two or three per manga, and five chapters for every tenth manga. Then
+it times `GET /api/v1/mangas/` through Django's test client (the full
+middleware, DRF and serializer stack, no network) for several shapes of
+request, and prints p50/p95 latency and the SQL query count of each, plus
+the plan of the first page's row query. `--keep` leaves the database for
+another run (it is reused when it already holds the right number of mangas).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_api"
+CHUNK = 5000
+WORDS = ("dragon", "sword", "moon", "river", "school", "demon", "garden", "star", "ghost", "kitchen")
+STATUSES = ("ongoing", "completed", "hiatus", "cancelled", "unknown")
+
+
+def _admin_url(db_url: str) -> tuple[str, str]:
+    parts = urlsplit(db_url)
+    name = parts.path.lstrip("/")
+    if not name or name == "postgres":
+        raise SystemExit("--database-url must name a scratch database")
+    return urlunsplit(parts._replace(path="/postgres")), name
+
+
+def _ensure_database(db_url: str) -> None:
+    import psycopg
+
+    admin_url, name = _admin_url(db_url)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def _drop_database(db_url: str) -> None:
+    import psycopg
+
+    admin_url, name = _admin_url(db_url)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _setup_django(db_url: str) -> None:
+    os.environ["DATABASE_URL"] = db_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
+    sys.path.insert(0, str(REPO_ROOT))
+    import django
+
+    django.setup()
+
+
+def seed(mangas: int) -> None:
+    from django.db import connection
+    from django.utils import timezone
+
+    from catalog.models import Chapter, Manga, Source, Tag
+
+    if Manga.objects.count() == mangas:
+        print(f"reusing the seeded library ({mangas:,} mangas)")
+        return
+    Manga.objects.all().delete()
+    started = time.perf_counter()
+    rng = random.Random(42)
+    now = timezone.now()
+    source, _ = Source.objects.get_or_create(id="bench", defaults={"name": "Bench", "base_url": "http://bench.invalid"})
+    tags = [Tag.objects.get_or_create(name=f"tag-{i:02d}")[0] for i in range(40)]
+    through = Manga.tags.through
+    for start in range(0, mangas, CHUNK):
+        rows = []
+        for i in range(start, min(start + CHUNK, mangas)):
+            latest = None if i % 20 == 0 else now - timedelta(minutes=rng.randrange(0, 5 * 365 * 24 * 60))
+            title = f"{WORDS[i % len(WORDS)].title()} {WORDS[(i // 10) % len(WORDS)]} {i}"
+            rows.append(Manga(title=title, status=STATUSES[i % len(STATUSES)], latest_chapter_at=latest))
+        Manga.objects.bulk_create(rows, batch_size=CHUNK)
+        links = [through(manga_id=m.id, tag_id=t.id) for m in rows for t in rng.sample(tags, 2 + (hash(m.id) % 2))]
+        through.objects.bulk_create(links, batch_size=CHUNK)
+        chapters = [
+            Chapter(manga=m, source=source, source_chapter_key=f"{m.id}-{n}", number=n)
+            for m in rows[::10]
+            for n in range(1, 6)
+        ]
+        Chapter.objects.bulk_create(chapters, batch_size=CHUNK)
+        print(f"\rseeded {min(start + CHUNK, mangas):,}/{mangas:,} mangas", end="", flush=True)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    print(f"\nseeding took {time.perf_counter() - started:.1f} s")
+
+
+SCENARIOS = [
+    ("first page (50)", {}),
+    ("page 2", {"page": 2}),
+    ("page 200 (deep offset)", {"page": 200}),
+    ("page_size=100", {"page_size": 100}),
+    ("search q=dragon", {"q": "dragon"}),
+    ("search q=moon 4242 (rare)", {"q": "moon 4242"}),
+    ("tag filter", {"tag": "tag-07"}),
+    ("tag + status", {"tag": "tag-07", "status": "completed"}),
+]
+
+
+def time_requests(requests: int) -> None:
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    print(f"\nGET /api/v1/mangas/ — {requests} timed requests per row (after 3 warm-up requests)\n")
+    print(f"{'request':<28} {'p50 ms':>8} {'p95 ms':>8} {'queries':>8} {'rows':>6} {'count':>8}")
+    for label, params in SCENARIOS:
+        for _ in range(3):
+            client.get("/api/v1/mangas/", params)
+        samples = []
+        for _ in range(requests):
+            with CaptureQueriesContext(connection) as queries:
+                began = time.perf_counter()
+                response = client.get("/api/v1/mangas/", params)
+                samples.append((time.perf_counter() - began) * 1000)
+            assert response.status_code == 200, response.content[:200]
+        body = response.json()
+        p95 = statistics.quantiles(samples, n=20)[-1]
+        print(
+            f"{label:<28} {statistics.median(samples):>8.1f} {p95:>8.1f} {len(queries):>8} "
+            f"{len(body['results']):>6} {body['count']:>8,}"
+        )
+
+
+def show_plan() -> None:
+    from catalog.api.views import manga_list
+
+    page = manga_list()[:50]
+    plan = page.explain(analyze=True)
+    print("\nplan of the first page's row query:")
+    for line in plan.splitlines()[:12]:
+        print("   ", line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mangas", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=60)
+    parser.add_argument("--database-url", default=DEFAULT_DB_URL)
+    parser.add_argument("--keep", action="store_true", help="leave the scratch database for the next run")
+    args = parser.parse_args()
+    if args.mangas < 1 or args.requests < 2:
+        parser.error("--mangas must be >= 1 and --requests >= 2")
+    _ensure_database(args.database_url)
+    try:
+        _setup_django(args.database_url)
+        from django.core.management import call_command
+        from django.db import connection
+
+        call_command("migrate", verbosity=0)
+        seed(args.mangas)
+        time_requests(args.requests)
+        show_plan()
+        connection.close()
+    finally:
+        if not args.keep:
+            _drop_database(args.database_url)
+
+
+if __name__ == "__main__":
+    main()

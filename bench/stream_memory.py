@@ -1,0 +1,144 @@
+"""Peak memory of storing a large image vs a tiny one through `store_image_stream` (must stay flat).
+
+    python bench/stream_memory.py [--megabytes 60]
+
+Generates a noisy (incompressible) PNG of at least `--megabytes` once into a
+temp directory plus a tiny PNG, serves both from a local HTTP server on
+127.0.0.1, and stores each in a fresh child process through the production
+path (guarded httpx stream -> `catalog.storage.store_image_stream` -> the
+filesystem storage). Each child reports its RSS before the download and its
+peak RSS (VmHWM) after. For contrast, a third child reads the large
+image into memory in one piece, the way a non-streaming download would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import psutil
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _peak_rss_mb() -> float:
+    """VmHWM, the peak RSS of this process image. (getrusage's ru_maxrss would do, except that
+    Linux carries it across fork+exec, so a child would report the parent's peak.)"""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/self/status (this benchmark needs Linux)")
+
+
+def _rss_mb() -> float:
+    return psutil.Process().memory_info().rss / (1024 * 1024)
+
+
+def child(url: str, mode: str, media_root: str) -> None:
+    """Runs in a fresh process: download `url` and report memory figures as one JSON line."""
+    os.environ["MEDIA_ROOT"] = media_root
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
+    sys.path.insert(0, REPO_ROOT)
+    import django
+
+    django.setup()
+    import httpx
+
+    from catalog.storage import store_image_stream
+    from crawler.sources.hosts import HostGuard
+    from crawler.sources.http import SourceCookies, SourceHttp
+
+    before = _rss_mb()
+    if mode == "buffered":
+        size = len(httpx.get(url, timeout=60).content)
+        name = "(kept in memory)"
+    else:
+        http = SourceHttp("bench", HostGuard("bench", url), SourceCookies())
+        stream = http.open_image(url)
+        try:
+            stored = store_image_stream(stream, directory="bench/stream", max_bytes=1 << 40)
+        finally:
+            stream.close()
+        size, name = stored.size, stored.name
+    print(json.dumps({"size": size, "name": name, "rss_before_mb": before, "peak_rss_mb": _peak_rss_mb()}))
+
+
+def make_images(directory: str, megabytes: int) -> dict[str, str]:
+    from PIL import Image
+
+    side = int((megabytes * 1024 * 1024 / 3) ** 0.5) + 1
+    large = os.path.join(directory, "large.png")
+    Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(large, compress_level=1)
+    tiny = os.path.join(directory, "tiny.png")
+    Image.new("RGB", (16, 16), "white").save(tiny)
+    return {"tiny": tiny, "large": large}
+
+
+def serve(directory: str) -> ThreadingHTTPServer:
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=directory))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def run_child(url: str, mode: str, media_root: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": REPO_ROOT}
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", url, "--mode", mode, "--media-root", media_root],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--megabytes", type=int, default=60, help="size of the large image (at least 50)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="stream", help=argparse.SUPPRESS)
+    parser.add_argument("--media-root", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(args.child, args.mode, args.media_root)
+    if args.megabytes < 50:
+        parser.error("--megabytes must be at least 50")
+
+    with tempfile.TemporaryDirectory() as served, tempfile.TemporaryDirectory() as media_root:
+        print(f"generating a noisy PNG of >= {args.megabytes} MB ...", flush=True)
+        files = make_images(served, args.megabytes)
+        server = serve(served)
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        rows = [
+            ("tiny image, streamed", run_child(f"{base}/tiny.png", "stream", media_root)),
+            ("large image, streamed", run_child(f"{base}/large.png", "stream", media_root)),
+            ("large image, buffered (contrast)", run_child(f"{base}/large.png", "buffered", media_root)),
+        ]
+        server.shutdown()
+        for key, path in files.items():
+            print(f"{key}: {os.path.getsize(path) / 1e6:.1f} MB on disk")
+        print(f"{'case':34} {'bytes':>12} {'RSS before':>11} {'peak RSS':>9} {'growth':>8}")
+        for label, row in rows:
+            growth = row["peak_rss_mb"] - row["rss_before_mb"]
+            print(
+                f"{label:34} {row['size']:>12,} {row['rss_before_mb']:>9.1f}MB "
+                f"{row['peak_rss_mb']:>7.1f}MB {growth:>6.1f}MB"
+            )
+        flat = rows[1][1]["peak_rss_mb"] - rows[0][1]["peak_rss_mb"]
+        print(f"peak RSS difference large vs tiny (streamed): {flat:+.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

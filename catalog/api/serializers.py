@@ -1,0 +1,124 @@
+"""Serializers of the library API (mangas, chapters, pages, bookmarks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from analysis.models import PageAnalysis
+from analysis.serializers import ChapterAnalysisSummarySerializer, PageAnalysisSerializer, chapter_analysis_summary
+from catalog.models import Bookmark, Chapter, Manga, Page
+
+
+def _absolute(context: dict[str, Any], url: str) -> str:
+    request = context.get("request")
+    return request.build_absolute_uri(url) if request is not None else url
+
+
+class MangaListSerializer(serializers.ModelSerializer):
+    tags = serializers.SlugRelatedField(many=True, read_only=True, slug_field="name")
+    chapter_count = serializers.IntegerField(read_only=True, help_text="Chapters the source still lists.")
+    cover = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Manga
+        fields = ("id", "title", "status", "tags", "cover", "cover_state", "latest_chapter_at", "chapter_count")
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_cover(self, manga: Manga) -> str | None:
+        if not manga.cover:
+            return None
+        return _absolute(self.context, reverse("catalog-api:manga-cover", args=[manga.id]))
+
+
+class ChapterSummarySerializer(serializers.ModelSerializer):
+    dropped = serializers.SerializerMethodField(help_text="The source no longer lists this chapter.")
+
+    class Meta:
+        model = Chapter
+        fields = ("id", "number", "title", "published_at", "sync_state", "page_count", "dropped", "dropped_at")
+
+    def get_dropped(self, chapter: Chapter) -> bool:
+        return chapter.dropped_at is not None
+
+
+class MangaDetailSerializer(MangaListSerializer):
+    chapters = ChapterSummarySerializer(many=True, read_only=True)
+
+    class Meta(MangaListSerializer.Meta):
+        fields = MangaListSerializer.Meta.fields + ("alt_titles", "description", "authors", "chapters")
+
+
+class PageSerializer(serializers.ModelSerializer):
+    image = serializers.SerializerMethodField()
+    analysis = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Page
+        fields = ("id", "index", "image", "content_type", "width", "height", "bytes", "sha256", "analysis")
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_image(self, page: Page) -> str:
+        return _absolute(self.context, reverse("catalog-api:page-image", args=[page.id]))
+
+    @extend_schema_field(PageAnalysisSerializer(allow_null=True))
+    def get_analysis(self, page: Page) -> dict[str, Any] | None:
+        """The page's analysis (joined by the chapter query), or null before the first one."""
+        try:
+            analysis = page.analysis
+        except PageAnalysis.DoesNotExist:
+            return None
+        return PageAnalysisSerializer(analysis, context=self.context).data
+
+
+class MangaRefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Manga
+        fields = ("id", "title")
+
+
+class ChapterDetailSerializer(ChapterSummarySerializer):
+    manga = MangaRefSerializer(read_only=True)
+    pages = PageSerializer(many=True, read_only=True)
+    analysis_summary = serializers.SerializerMethodField()
+
+    class Meta(ChapterSummarySerializer.Meta):
+        fields = ("manga",) + ChapterSummarySerializer.Meta.fields + ("analysis_summary", "pages")
+
+    @extend_schema_field(ChapterAnalysisSummarySerializer)
+    def get_analysis_summary(self, chapter: Chapter) -> dict[str, Any]:
+        return chapter_analysis_summary(chapter)
+
+
+class BookmarkSerializer(serializers.ModelSerializer):
+    """A bookmark on a manga (`chapter` null) or on one of its chapters; only `chapter` can change later."""
+
+    manga = serializers.PrimaryKeyRelatedField(queryset=Manga.objects.all(), pk_field=serializers.UUIDField())
+    chapter = serializers.PrimaryKeyRelatedField(
+        queryset=Chapter.objects.all(), pk_field=serializers.UUIDField(), allow_null=True, required=False
+    )
+
+    class Meta:
+        model = Bookmark
+        fields = ("id", "manga", "chapter", "created_at")
+        read_only_fields = ("id", "created_at")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        instance: Bookmark | None = self.instance
+        manga = attrs.get("manga", instance.manga if instance else None)
+        chapter = attrs.get("chapter", instance.chapter if instance else None)
+        if instance is not None and manga.pk != instance.manga_id:
+            raise serializers.ValidationError({"manga": "A bookmark cannot move to another manga."})
+        if chapter is not None and chapter.manga_id != manga.pk:
+            raise serializers.ValidationError({"chapter": "This chapter belongs to another manga."})
+        user = self.context["request"].user
+        twins = Bookmark.objects.filter(user=user, manga=manga, chapter=chapter)
+        if instance is not None:
+            twins = twins.exclude(pk=instance.pk)
+        if twins.exists():
+            raise serializers.ValidationError("You already have this bookmark.")
+        return attrs

@@ -1,0 +1,43 @@
+"""Bookmarks and the bookmark hook.
+
+Creating a bookmark says "I want to read this": the hook enqueues content
+downloads for the manga's chapters that are not stored yet — from the
+bookmarked chapter onward for a chapter bookmark — in ascending chapter
+number, so chapter 1 leaves the queue before chapter 2 (seed 000, "Both
+enqueue paths now order by chapters.number").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from catalog.models import Bookmark, Chapter, Manga
+from crawler.pipeline import enqueue_chapter_content
+
+
+def not_downloaded(chapters: QuerySet[Chapter]) -> QuerySet[Chapter]:
+    """The live (not dropped) chapters among `chapters` whose content is not stored, ascending by number."""
+    return (
+        chapters.filter(dropped_at__isnull=True)
+        .exclude(sync_state=Chapter.SyncState.DONE)
+        .order_by("manga_id", "number", "created_at")
+    )
+
+
+def chapters_to_fetch(manga: Manga, from_chapter: Chapter | None = None) -> list[Chapter]:
+    """Not-yet-downloaded chapters of `manga` (from `from_chapter`'s number on), ascending."""
+    chapters = Chapter.objects.filter(manga=manga)
+    if from_chapter is not None:
+        chapters = chapters.filter(number__gte=from_chapter.number)
+    return list(not_downloaded(chapters))
+
+
+def create_bookmark(*, user: Any, manga: Manga, chapter: Chapter | None = None) -> Bookmark:
+    """Create the bookmark and run the hook in one transaction (no bookmark without its downloads)."""
+    with transaction.atomic():
+        bookmark = Bookmark.objects.create(user=user, manga=manga, chapter=chapter)
+        enqueue_chapter_content(chapters_to_fetch(manga, chapter))
+    return bookmark

@@ -1,0 +1,243 @@
+"""Streaming, atomic image storage through Django's storage API.
+
+An image goes from the source to storage one chunk at a time: peak memory is
+about one HTTP chunk plus the 64-byte sniff prefix, whatever the image size.
+On the local filesystem the bytes land in a temp file in the target
+directory, are fsynced, checked, and renamed to a fresh `<uuid>.<ext>` name,
+so a reader never sees a half-written page and a failure (not an image, over
+the byte cap, connection cut mid-body, undecodable) leaves no file at all.
+Other storages (S3-compatible via django-storages) receive a streaming file
+object through `storage.save`, which uploads from it without buffering the
+whole image here.
+
+Storage keys are built by callers from our own ids (`pages/<chapter id>`),
+never from source strings; anything else is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import FileSystemStorage, Storage, default_storage
+from PIL import Image, UnidentifiedImageError
+
+from crawler.errors import ImageRejected
+
+SNIFF_BYTES = 64
+_DIRECTORY = re.compile(r"^[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*$")
+
+
+class ByteStream(Protocol):
+    def iter_bytes(self) -> Iterator[bytes]: ...
+
+
+@dataclass(frozen=True)
+class StoredImage:
+    name: str  # storage key, e.g. "pages/<chapter id>/<uuid>.png"
+    content_type: str
+    width: int
+    height: int
+    size: int
+    sha256: str
+
+
+def sniff_image_type(prefix: bytes) -> tuple[str, str] | None:
+    """(content type, extension) when `prefix` starts like a JPEG, PNG, WebP, GIF or AVIF file."""
+    if prefix.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg", "jpg"
+    if prefix.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png", "png"
+    if prefix[:4] == b"RIFF" and prefix[8:12] == b"WEBP":
+        return "image/webp", "webp"
+    if prefix[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif", "gif"
+    if prefix[4:8] == b"ftyp" and (b"avif" in prefix[8:SNIFF_BYTES] or b"avis" in prefix[8:SNIFF_BYTES]):
+        return "image/avif", "avif"
+    return None
+
+
+def describe_non_image(prefix: bytes) -> str:
+    """What rejected bytes look like, for the error message (an HTML error page is the usual culprit)."""
+    head = prefix.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if head.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in head:
+        return "text/html"
+    if head.startswith((b"{", b"[")):
+        return "application/json"
+    if head.startswith(b"<"):
+        return "text/xml or markup"
+    if not prefix:
+        return "an empty body"
+    try:
+        prefix.decode("utf-8")
+    except UnicodeDecodeError:
+        return "unknown binary data"
+    return "text"
+
+
+def validate_directory(directory: str) -> str:
+    """Accept only slash-separated segments of [A-Za-z0-9_-]: no '..', no absolute paths, no source strings."""
+    if not isinstance(directory, str) or not _DIRECTORY.match(directory):
+        raise ValueError(f"storage directory {directory!r} must be relative segments of letters, digits, '_' or '-'")
+    return directory
+
+
+class _Meter:
+    """Counts, hashes and caps the bytes as they pass; sniffs the first 64."""
+
+    def __init__(self, chunks: Iterator[bytes], max_bytes: int) -> None:
+        self._chunks = chunks
+        self._max = max_bytes
+        self.size = 0
+        self.hash = hashlib.sha256()
+
+    def sniff(self) -> tuple[bytes, str, str]:
+        """Read until 64 bytes are in hand; returns (those bytes, content type, extension) or raises."""
+        prefix = b""
+        while len(prefix) < SNIFF_BYTES:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                break
+            prefix += chunk
+        kind = sniff_image_type(prefix[:SNIFF_BYTES])
+        if kind is None:
+            raise ImageRejected(
+                f"not an image: the first bytes look like {describe_non_image(prefix[:SNIFF_BYTES])}, "
+                "not JPEG/PNG/WebP/GIF/AVIF"
+            )
+        return self._count(prefix), *kind
+
+    def rest(self) -> Iterator[bytes]:
+        for chunk in self._chunks:
+            if chunk:
+                yield self._count(chunk)
+
+    def _count(self, chunk: bytes) -> bytes:
+        self.size += len(chunk)
+        if self.size > self._max:
+            raise ImageRejected(f"image exceeds the byte cap of {self._max} bytes (CRAWLER_MAX_IMAGE_BYTES)")
+        self.hash.update(chunk)
+        return chunk
+
+
+def _dimensions(file: io.BufferedIOBase | File) -> tuple[int, int]:
+    """Width and height from the image header (Pillow reads only what it needs)."""
+    try:
+        with Image.open(file) as image:
+            return image.size
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        raise ImageRejected(f"the bytes start like an image but could not be decoded: {exc}") from exc
+
+
+def store_image_stream(
+    stream: ByteStream, *, directory: str, max_bytes: int | None = None, storage: Storage | None = None
+) -> StoredImage:
+    """Stream `stream` into `directory` of `storage` (default_storage); returns what was stored.
+
+    Raises ImageRejected (no file left behind) when the bytes are not an
+    image, exceed `max_bytes` (default settings.CRAWLER_MAX_IMAGE_BYTES) or
+    cannot be decoded; any error the stream raises mid-body propagates, also
+    leaving no file. The caller closes the stream.
+    """
+    directory = validate_directory(directory)
+    storage = storage or default_storage
+    limit = max_bytes if max_bytes is not None else settings.CRAWLER_MAX_IMAGE_BYTES
+    declared = getattr(stream, "declared_length", None)
+    if isinstance(declared, int) and declared > limit:
+        raise ImageRejected(f"image declares {declared} bytes, over the byte cap of {limit} (CRAWLER_MAX_IMAGE_BYTES)")
+    meter = _Meter(iter(stream.iter_bytes()), limit)
+    prefix, content_type, ext = meter.sniff()
+    name = f"{directory}/{uuid.uuid4().hex}.{ext}"
+    if isinstance(storage, FileSystemStorage):
+        width, height = _write_local(storage, name, prefix, meter)
+    else:
+        width, height = _write_via_storage_api(storage, name, prefix, meter)
+    return StoredImage(name, content_type, width, height, meter.size, meter.hash.hexdigest())
+
+
+def _write_local(storage: FileSystemStorage, name: str, prefix: bytes, meter: _Meter) -> tuple[int, int]:
+    """Temp file beside the target, fsync, decode check, atomic rename; the temp file goes on any failure."""
+    final_path = storage.path(name)
+    target_dir = os.path.dirname(final_path)
+    os.makedirs(target_dir, exist_ok=True)
+    fd, temp_path = tempfile.mkstemp(dir=target_dir, prefix=".incoming-", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(prefix)
+            for chunk in meter.rest():
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+        with open(temp_path, "rb") as written:
+            size = _dimensions(written)
+        if storage.file_permissions_mode is not None:
+            os.chmod(temp_path, storage.file_permissions_mode)
+        os.replace(temp_path, final_path)
+    except BaseException:
+        _unlink_quietly(temp_path)
+        raise
+    _fsync_directory(target_dir)
+    return size
+
+
+def _write_via_storage_api(storage: Storage, name: str, prefix: bytes, meter: _Meter) -> tuple[int, int]:
+    saved = storage.save(name, File(_ChunkReader(prefix, meter.rest()), name=name))
+    try:
+        with storage.open(saved, "rb") as stored:
+            return _dimensions(stored)
+    except BaseException:
+        storage.delete(saved)
+        raise
+
+
+class _ChunkReader(io.RawIOBase):
+    """A read-only, non-seekable file over a chunk iterator, holding at most one chunk."""
+
+    def __init__(self, prefix: bytes, chunks: Iterator[bytes]) -> None:
+        self._buffer = prefix
+        self._chunks = chunks
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._buffer:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                return 0
+            self._buffer = chunk
+        count = min(len(target), len(self._buffer))
+        target[:count] = self._buffer[:count]
+        self._buffer = self._buffer[count:]
+        return count
+
+
+def delete_stored(name: str, *, storage: Storage | None = None) -> None:
+    """Delete a stored file; a missing file or an empty name is fine (deletes are idempotent)."""
+    if name:
+        (storage or default_storage).delete(name)
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _fsync_directory(path: str) -> None:
+    """Make the rename itself durable: a crash after this keeps the new name."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

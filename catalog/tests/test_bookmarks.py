@@ -1,0 +1,85 @@
+"""The bookmark hook: a new bookmark queues the manga's missing chapters, ascending, from the bookmarked one on."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from catalog.bookmarks import chapters_to_fetch, create_bookmark
+from catalog.models import Bookmark, Chapter
+from crawler import queue
+from crawler.models import Job
+from crawler.tests import api_factories as f
+
+
+@pytest.fixture
+def manga_with_chapters(db):
+    """Chapters created out of order; 2 is already downloaded, 4 was dropped by the source."""
+    src = f.source("demo")
+    m = f.manga("Berserk", src=src)
+    chapters = {}
+    for number in ("10.5", "3", "1", "4", "2", "10", "11"):
+        chapters[number] = f.chapter(m, number, src=src)
+    Chapter.objects.filter(id=chapters["2"].id).update(sync_state=Chapter.SyncState.DONE)
+    Chapter.objects.filter(id=chapters["4"].id).update(dropped_at=timezone.now())
+    other = f.manga("Other", src=src)
+    f.chapter(other, 1, src=src)
+    return m, {k: Chapter.objects.get(id=v.id) for k, v in chapters.items()}
+
+
+def queued_numbers() -> list[str]:
+    """Chapter numbers of queued content jobs in insertion order (the lease tie-break)."""
+    jobs = Job.objects.filter(kind="sync_chapter_content").order_by("created_at")
+    numbers = dict(Chapter.objects.values_list("id", "number"))
+    return [f"{numbers[j.chapter_id].normalize():f}" for j in jobs]
+
+
+def leased_numbers() -> list[str]:
+    """The order workers will receive them in."""
+    leases = queue.lease(["sync_chapter_content"], 100, timedelta(minutes=1))
+    numbers = dict(Chapter.objects.values_list("id", "number"))
+    return [f"{numbers[lease.payload.chapter_id].normalize():f}" for lease in leases]
+
+
+@pytest.mark.sqlite_ok
+def test_manga_bookmark_queues_missing_chapters_in_ascending_number(alice, manga_with_chapters):
+    m, _ = manga_with_chapters
+    create_bookmark(user=alice, manga=m)
+    assert queued_numbers() == ["1", "3", "10", "10.5", "11"]
+    assert leased_numbers() == ["1", "3", "10", "10.5", "11"]
+
+
+@pytest.mark.sqlite_ok
+def test_chapter_bookmark_queues_from_that_chapter_onward(alice, manga_with_chapters):
+    m, chapters = manga_with_chapters
+    create_bookmark(user=alice, manga=m, chapter=chapters["3"])
+    assert queued_numbers() == ["3", "10", "10.5", "11"]
+
+
+@pytest.mark.sqlite_ok
+def test_second_bookmark_does_not_duplicate_jobs_already_in_flight(alice, staff, manga_with_chapters):
+    m, chapters = manga_with_chapters
+    create_bookmark(user=alice, manga=m, chapter=chapters["10"])
+    create_bookmark(user=staff, manga=m)
+    assert queued_numbers() == ["10", "10.5", "11", "1", "3"]
+    assert Job.objects.filter(kind="sync_chapter_content").count() == 5
+
+
+@pytest.mark.sqlite_ok
+def test_bookmark_on_a_fully_downloaded_manga_queues_nothing(alice, db):
+    src = f.source("demo")
+    m = f.manga(src=src)
+    f.chapter(m, 1, src=src, sync_state=Chapter.SyncState.DONE)
+    create_bookmark(user=alice, manga=m)
+    assert Bookmark.objects.filter(user=alice, manga=m).exists()
+    assert not Job.objects.exists()
+
+
+@pytest.mark.sqlite_ok
+def test_chapters_to_fetch_excludes_done_and_dropped(manga_with_chapters):
+    m, chapters = manga_with_chapters
+    assert [c.number for c in chapters_to_fetch(m, chapters["10"])] == [
+        chapters[n].number for n in ("10", "10.5", "11")
+    ]

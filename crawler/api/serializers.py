@@ -1,0 +1,220 @@
+"""Input and output serializers of the admin crawler API.
+
+Input serializers are where bad input stops: unknown ids, wrong scopes,
+malformed session values all fail here with a field-level message, before a
+service function is called, so a rejected request changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from catalog.models import Chapter, Manga, Page, Source
+from crawler import backlog, control
+from crawler.models import Job, JobState
+from crawler.payloads import KINDS
+from crawler.queue import RequeueScope
+
+# --- inputs --------------------------------------------------------------------------
+
+
+def _validate_source_id(value: str, *, must_be_enabled: bool) -> str:
+    source = Source.objects.filter(id=value).only("enabled").first()
+    if source is None:
+        raise serializers.ValidationError(f"Unknown source {value!r}.")
+    if must_be_enabled and not source.enabled:
+        raise serializers.ValidationError(f"Source {value!r} is disabled.")
+    return value
+
+
+class PassRequestInput(serializers.Serializer):
+    source = serializers.CharField(required=False, max_length=64, help_text="Source id; default: every enabled source.")
+
+    def validate_source(self, value: str) -> str:
+        return _validate_source_id(value, must_be_enabled=True)
+
+
+class SessionInput(serializers.Serializer):
+    # trim_whitespace off: "abc\n" must be refused, not silently trimmed into a valid value.
+    phpsessid = serializers.CharField(
+        min_length=1,
+        max_length=256,
+        trim_whitespace=False,
+        write_only=True,
+        validators=[
+            RegexValidator(
+                r"\A" + control.PHPSESSID_PATTERN.pattern + r"\Z",
+                message="Must be 1-256 characters of A-Z, a-z, 0-9, ',' and '-'.",
+            )
+        ],
+        help_text="The PHPSESSID cookie value. Stored server-side, never echoed.",
+    )
+    source = serializers.CharField(required=False, max_length=64, help_text="Source id; default: the enabled one.")
+
+    def validate_phpsessid(self, value: str) -> str:
+        if not isinstance(self.initial_data.get("phpsessid"), str):
+            raise serializers.ValidationError("Must be a string.")
+        return value
+
+    def validate_source(self, value: str) -> str:
+        return _validate_source_id(value, must_be_enabled=False)
+
+
+_SCOPE_TARGETS: dict[str, Any] = {
+    RequeueScope.MANGA.value: Manga,
+    RequeueScope.CHAPTER.value: Chapter,
+    RequeueScope.JOB.value: Job,
+}
+
+
+class RequeueInput(serializers.Serializer):
+    scope = serializers.ChoiceField(choices=[s.value for s in RequeueScope])
+    target = serializers.UUIDField(required=False, allow_null=True, help_text="Manga, chapter or job id.")
+    confirm = serializers.BooleanField(default=False, help_text="Required (true) for scope 'all'.")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        scope, target = attrs["scope"], attrs.get("target")
+        if scope == RequeueScope.ALL.value:
+            if target is not None:
+                raise serializers.ValidationError({"target": "Scope 'all' takes no target."})
+            if not attrs["confirm"]:
+                raise serializers.ValidationError({"confirm": "Requeueing every dead job needs confirm: true."})
+            return attrs
+        if target is None:
+            raise serializers.ValidationError({"target": f"Scope {scope!r} needs a target id."})
+        model = _SCOPE_TARGETS[scope]
+        row = model.objects.filter(pk=target).values("pk", *(["state"] if model is Job else [])).first()
+        if row is None:
+            raise serializers.ValidationError({"target": f"No {scope} with id {target}."})
+        if model is Job and row["state"] != JobState.DEAD:
+            raise serializers.ValidationError({"target": f"Job {target} is {row['state']}, not dead."})
+        return attrs
+
+
+class ForceAnalyzeInput(serializers.Serializer):
+    page = serializers.PrimaryKeyRelatedField(
+        queryset=Page.objects.all(),
+        pk_field=serializers.UUIDField(),
+        error_messages={"does_not_exist": "No page with id {pk_value}."},
+    )
+
+
+class JobListQuery(serializers.Serializer):
+    q = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="Search titles.")
+
+
+class HistoryQuery(JobListQuery):
+    state = serializers.ChoiceField(choices=JobState.values, required=False)
+    kind = serializers.ChoiceField(choices=list(KINDS), required=False)
+
+
+class BacklogQuery(JobListQuery):
+    page = serializers.IntegerField(required=False, min_value=1, default=1)
+    page_size = serializers.IntegerField(required=False, min_value=1, max_value=100, default=50)
+
+
+# --- outputs -------------------------------------------------------------------------
+
+
+class JobMangaSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    title = serializers.CharField()
+
+
+class JobRowSerializer(serializers.ModelSerializer):
+    label = serializers.SerializerMethodField()
+    manga = serializers.SerializerMethodField()
+    chapter_id = serializers.UUIDField(read_only=True, allow_null=True)
+    page_id = serializers.UUIDField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Job
+        fields = (
+            "id",
+            "kind",
+            "state",
+            "label",
+            "manga",
+            "chapter_id",
+            "page_id",
+            "payload",
+            "attempts",
+            "max_attempts",
+            "last_error",
+            "scheduled_at",
+            "leased_until",
+            "created_at",
+            "updated_at",
+        )
+
+    def get_label(self, job: Job) -> str:
+        return backlog.job_label(job)
+
+    @extend_schema_field(JobMangaSerializer(allow_null=True))
+    def get_manga(self, job: Job) -> dict[str, Any] | None:
+        manga = backlog.job_manga(job)
+        return None if manga is None else {"id": manga.id, "title": manga.title}
+
+
+class MissingCoverSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Manga
+        fields = ("id", "title", "cover_state", "cover_url", "updated_at")
+
+
+class PassResultSerializer(serializers.Serializer):
+    source = serializers.CharField(source="source_id")
+    job_id = serializers.UUIDField(allow_null=True)
+    skipped = serializers.BooleanField(help_text="True when a pass for this source was already in flight.")
+
+
+class PassResponseSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    results = PassResultSerializer(many=True)
+
+
+class RestartResponseSerializer(serializers.Serializer):
+    generation = serializers.IntegerField(help_text="Restart request generation workers will honour.")
+
+
+class SessionResponseSerializer(serializers.Serializer):
+    source = serializers.CharField()
+    stored = serializers.BooleanField()
+
+
+class RequeueResponseSerializer(serializers.Serializer):
+    scope = serializers.CharField()
+    target = serializers.UUIDField(allow_null=True)
+    requeued = serializers.IntegerField()
+
+
+class ForceAnalyzeResponseSerializer(serializers.Serializer):
+    page = serializers.UUIDField()
+    outcome = serializers.CharField()
+
+
+class ListPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+
+
+class ActiveJobsPageSerializer(ListPageSerializer):
+    results = JobRowSerializer(many=True)
+
+
+class MissingCoversPageSerializer(ListPageSerializer):
+    results = MissingCoverSerializer(many=True)
+
+
+class BacklogSerializer(serializers.Serializer):
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    active_jobs = ActiveJobsPageSerializer()
+    missing_covers = MissingCoversPageSerializer()
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()

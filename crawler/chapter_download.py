@@ -1,0 +1,161 @@
+"""Download one chapter's page images into storage (the `sync_chapter_content` job).
+
+Crash-safe by construction, because a worker can be killed (-9) between any
+two statements:
+- each page's `Page` row is written right after its file is stored, so a
+  re-run skips every index that already has a row;
+- a file stored just before a kill has no row yet: the re-run first deletes
+  every file in the chapter's directory that no `Page` row references
+  (including a temp file cut short mid-write), so nothing is orphaned;
+- the `(chapter, index)` unique constraint turns a duplicate writer into an
+  IntegrityError whose file is deleted again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db import IntegrityError
+from django.utils import timezone
+
+from catalog.models import Chapter, Page
+from catalog.storage import delete_stored, store_image_stream
+from crawler.errors import CrawlerError, JobCancelled, SessionExpired
+from crawler.sources.base import Source as SourceAdapter
+from crawler.sources.base import SourceChapter
+from crawler.status import StatusHandle
+
+logger = logging.getLogger(__name__)
+
+
+def page_directory(chapter_id: object) -> str:
+    """Storage directory of a chapter's pages: built from our id, never from source strings."""
+    return f"pages/{chapter_id}"
+
+
+def orphan_names(directory: str, files: Sequence[str], referenced: set[str]) -> list[str]:
+    """Storage names in `directory` that no Page row references."""
+    return sorted(f"{directory}/{f}" for f in files if f"{directory}/{f}" not in referenced)
+
+
+def download_chapter(chapter: Chapter, source: SourceAdapter, *, status: StatusHandle, cancel: threading.Event) -> int:
+    """Store every page of `chapter` not stored yet; returns how many pages this call stored.
+
+    The chapter shows in the live status with its page count while it runs.
+    On success the chapter is `done` with its `page_count`. On failure it is
+    marked `failed` and the error propagates so the queue retries the job; on
+    cancellation or an expired session it goes back to `queued`, since the
+    released job will run again.
+    """
+    manga = chapter.manga
+    with status.begin_chapter(
+        manga_id=manga.id, manga_title=manga.title, chapter_id=chapter.id, chapter_number=chapter.number
+    ):
+        _set_state(chapter, Chapter.SyncState.DOWNLOADING)
+        try:
+            stored = _download(chapter, source, status=status, cancel=cancel)
+        except (JobCancelled, SessionExpired):
+            _set_state(chapter, Chapter.SyncState.QUEUED)
+            raise
+        except Exception:
+            _set_state(chapter, Chapter.SyncState.FAILED)
+            raise
+    _enqueue_analysis(chapter)
+    return len(stored)
+
+
+def _download(chapter: Chapter, source: SourceAdapter, *, status: StatusHandle, cancel: threading.Event) -> list[Page]:
+    urls = source.chapter_pages(_as_source_chapter(chapter))
+    if not urls:
+        # Markup drift usually looks like this; "done with 0 pages" would hide it.
+        raise CrawlerError(f"source lists no pages for chapter {chapter.id} ({chapter.source_chapter_key})")
+    directory = page_directory(chapter.id)
+    remove_orphans(chapter)
+    have = set(Page.objects.filter(chapter=chapter).values_list("index", flat=True))
+    total = len(urls)
+    done = sum(1 for i in range(total) if i in have)
+    status.set_chapter_pages(chapter.id, done, total)
+    stored: list[Page] = []
+    for index, url in enumerate(urls):
+        if index in have:
+            continue
+        if cancel.is_set():
+            raise JobCancelled(f"chapter {chapter.id} cancelled after {done} of {total} pages")
+        stream = source.open_image(url)
+        try:
+            image = store_image_stream(stream, directory=directory, max_bytes=settings.CRAWLER_MAX_IMAGE_BYTES)
+        finally:
+            stream.close()
+        try:
+            page = Page.objects.create(
+                chapter=chapter,
+                index=index,
+                image=image.name,
+                content_type=image.content_type,
+                width=image.width,
+                height=image.height,
+                bytes=image.size,
+                sha256=image.sha256,
+            )
+        except IntegrityError:
+            # Another run stored this index first; ours is a duplicate file.
+            delete_stored(image.name)
+            logger.warning("chapter %s page %d was stored concurrently; dropped the duplicate", chapter.id, index)
+            continue
+        stored.append(page)
+        done += 1
+        status.set_chapter_pages(chapter.id, done, total)
+    chapter.page_count = total
+    chapter.sync_state = Chapter.SyncState.DONE
+    chapter.save(update_fields=["page_count", "sync_state", "updated_at"])
+    return stored
+
+
+def remove_orphans(chapter: Chapter) -> list[str]:
+    """Delete files in the chapter's directory that no Page row references; returns their names."""
+    directory = page_directory(chapter.id)
+    try:
+        _, files = default_storage.listdir(directory)
+    except FileNotFoundError:
+        return []
+    referenced = set(Page.objects.filter(chapter=chapter).values_list("image", flat=True))
+    orphans = orphan_names(directory, files, referenced)
+    for name in orphans:
+        delete_stored(name)
+    if orphans:
+        logger.info("chapter %s: removed %d orphaned files from an interrupted run", chapter.id, len(orphans))
+    return orphans
+
+
+def _as_source_chapter(chapter: Chapter) -> SourceChapter:
+    return SourceChapter(
+        key=chapter.source_chapter_key,
+        number=chapter.number,
+        title=chapter.title,
+        url=chapter.url,
+        published_at=chapter.published_at,
+    )
+
+
+def _set_state(chapter: Chapter, state: str) -> None:
+    chapter.sync_state = state
+    Chapter.objects.filter(id=chapter.id).update(sync_state=state, updated_at=timezone.now())
+
+
+def _enqueue_analysis(chapter: Chapter) -> None:
+    """Queue analysis for the chapter's pages not analysed yet (in-flight ones are deduplicated).
+
+    Not just the pages this call stored: pages kept from an interrupted run
+    never reached this point, and would otherwise never be analysed.
+    """
+    if not settings.ANALYSIS_ENABLED:
+        return
+    # Imported here: analysis builds on the catalog, not the other way round.
+    from analysis.service import enqueue_for_page
+
+    for page in Page.objects.filter(chapter=chapter).exclude(analysis__state="done").order_by("index"):
+        enqueue_for_page(page, force=False)

@@ -1,0 +1,162 @@
+"""Crawl job handlers: decode the payload's rows, open the source, call the pipeline.
+
+Each handler is thin on purpose: the work lives in `crawler.pipeline`,
+`crawler.metadata_pass` and `crawler.reconcile`, which the tests and the demo
+call directly. The worker loop acks a handler's return as done, an exception
+as a failed attempt, and releases the lease on `SessionExpired` (the login
+wall is not the job's fault).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from catalog.models import Chapter, Manga, MangaSource, Source
+from crawler import status as phases
+from crawler.errors import CrawlerError, SourceConfigError
+from crawler.metadata_pass import run_metadata_pass
+from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
+from crawler.pipeline import download_chapter, process_manga_ref, sync_chapters
+from crawler.queue import Lease
+from crawler.reconcile import run_reconcile
+from crawler.sources import get_source
+from crawler.sources.base import Source as SourceAdapter
+from crawler.sources.base import SourceMangaRef
+from crawler.status import StatusHandle
+
+if TYPE_CHECKING:
+    from crawler.browser import BrowserManager
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class JobContext:
+    """What a handler gets besides its payload.
+
+    `cancel` is set on shutdown, timeout or a lost lease; long handlers check
+    it between pages/refs and raise `JobCancelled`.
+    """
+
+    lease: Lease
+    status: StatusHandle
+    cancel: threading.Event
+    browser: BrowserManager | None = None
+
+
+def _source_row(source_id: str) -> Source | None:
+    """The job's Source row, or None when the source is disabled.
+
+    A disabled source's jobs finish as no-ops rather than burning attempts;
+    chapters they leave `queued` are queued again by the next chapter sync
+    once the source is enabled.
+    """
+    row = Source.objects.filter(id=source_id).first()
+    if row is None:
+        raise SourceConfigError(f"source {source_id!r} does not exist")
+    if not row.enabled:
+        logger.info("source %s is disabled; skipping its job", source_id)
+        return None
+    return row
+
+
+@contextmanager
+def _open_source(row: Source, ctx: JobContext) -> Iterator[SourceAdapter]:
+    source = get_source(row, browser=ctx.browser)
+    try:
+        yield source
+    finally:
+        source.close()
+
+
+def handle_sync_manga(payload: SyncManga, ctx: JobContext) -> None:
+    row = _source_row(payload.source_id)
+    if row is None:
+        return
+    url = payload.url
+    if not url:
+        # Rows enqueued before url/title existed: fall back to what we stored.
+        link = MangaSource.objects.filter(source=row, source_manga_key=payload.source_manga_key).first()
+        url = link.url if link else ""
+    if not url:
+        raise CrawlerError(
+            f"sync_manga {row.id}:{payload.source_manga_key} has no url and no stored link to take it from; "
+            "a reconcile pass enqueues it again with its url"
+        )
+    ref = SourceMangaRef(key=payload.source_manga_key, url=url, title=payload.title)
+    with _open_source(row, ctx) as source:
+        outcome = process_manga_ref(row, source, ref, status=ctx.status)
+    logger.info(
+        "sync_manga %s:%s -> %s, %d new chapters",
+        row.id,
+        ref.key,
+        outcome.metadata.value,
+        outcome.chapters.new,
+    )
+
+
+def handle_sync_chapter_list(payload: SyncChapterList, ctx: JobContext) -> None:
+    row = _source_row(payload.source_id)
+    if row is None:
+        return
+    manga = Manga.objects.filter(id=payload.manga_id).first()
+    if manga is None:
+        logger.warning("sync_chapter_list: manga %s no longer exists; nothing to do", payload.manga_id)
+        return
+    link = MangaSource.objects.filter(source=row, source_manga_key=payload.source_manga_key).first()
+    if link is None or not link.url:
+        raise CrawlerError(
+            f"sync_chapter_list {row.id}:{payload.source_manga_key}: no stored link with a url for manga {manga.id}"
+        )
+    ref = SourceMangaRef(key=payload.source_manga_key, url=link.url, title=manga.title)
+    with _open_source(row, ctx) as source:
+        detail = source.manga_detail(ref)
+    sync_chapters(manga, row, list(detail.chapters))
+
+
+def handle_sync_chapter_content(payload: SyncChapterContent, ctx: JobContext) -> None:
+    row = _source_row(payload.source_id)
+    if row is None:
+        return
+    chapter = Chapter.objects.select_related("manga").filter(id=payload.chapter_id).first()
+    if chapter is None:
+        logger.warning("sync_chapter_content: chapter %s no longer exists; nothing to do", payload.chapter_id)
+        return
+    with _open_source(row, ctx) as source:
+        download_chapter(chapter, source, status=ctx.status, cancel=ctx.cancel)
+
+
+def handle_metadata_pass(payload: MetadataPass, ctx: JobContext) -> None:
+    row = _source_row(payload.source_id)
+    if row is None:
+        return
+    run_metadata_pass(row, status=ctx.status, browser=ctx.browser, cancel=ctx.cancel)
+
+
+def handle_reconcile(payload: Reconcile, ctx: JobContext) -> None:
+    row = _source_row(payload.source_id)
+    if row is None:
+        return
+
+    def progress(walked: int, enqueued: int) -> None:
+        ctx.status.set_phase(phases.reconciling(walked, enqueued))
+
+    try:
+        with _open_source(row, ctx) as source:
+            run_reconcile(row, source, progress=progress, cancel=ctx.cancel)
+    finally:
+        ctx.status.set_phase(phases.idle())
+
+
+CRAWL_HANDLERS: dict[str, Callable[[Any, JobContext], None]] = {
+    SyncManga.kind: handle_sync_manga,
+    SyncChapterList.kind: handle_sync_chapter_list,
+    SyncChapterContent.kind: handle_sync_chapter_content,
+    MetadataPass.kind: handle_metadata_pass,
+    Reconcile.kind: handle_reconcile,
+}

@@ -1,0 +1,255 @@
+"""The metadata pass: one newest-first walker over a source's list pages.
+
+For each ref it runs `process_manga_ref` (the same function the `sync_manga`
+job runs) and stops at the first manga whose metadata is Unchanged AND whose
+chapter sync found zero new chapters: everything older was caught up by an
+earlier pass. That early stop is only trusted when the previous pass exited
+cleanly. The per-source recovery flag is set false when a pass starts and true
+only on a clean exit, so a crashed pass (no shutdown code runs on kill -9)
+leaves it false and the next pass walks the whole catalog, recovering whatever
+the crash missed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.utils import timezone
+
+from catalog.models import Manga, Source
+from crawler import runtime
+from crawler import status as phases
+from crawler.errors import JobCancelled, SessionExpired
+from crawler.pipeline import CoverOutcome, MangaOutcome, MetadataOutcome, fetch_cover, process_manga_ref
+from crawler.sources import get_source
+from crawler.sources.base import Source as SourceAdapter
+from crawler.sources.base import SourceMangaRef
+from crawler.status import StatusHandle
+
+if TYPE_CHECKING:
+    from crawler.browser import BrowserManager
+
+logger = logging.getLogger(__name__)
+
+# Covers retried per pass: a broken cover host must not turn every pass into
+# a long crawl of failing image fetches.
+COVER_BACKFILL_BATCH = 100
+
+
+@dataclass
+class MetadataStats:
+    discovered: int = 0
+    upserted: int = 0
+    covers_fetched: int = 0
+    mangas_failed: int = 0
+    stopped_early: bool = False
+    walked_to_completion: bool = False
+    aborted: bool = False
+
+
+# --- pure decisions -----------------------------------------------------------------------
+
+
+def should_stop(outcome: MetadataOutcome, new_chapters: int, last_run_clean: bool) -> bool:
+    """Stop the walk at this manga: nothing changed, no new chapters, and the last run was clean.
+
+    After a crashed run the mangas past its crash point may be stale although
+    this one is caught up, so the early stop is off until a clean exit.
+    """
+    return last_run_clean and outcome is MetadataOutcome.UNCHANGED and new_chapters == 0
+
+
+def should_mark_clean_exit(walked_to_completion: bool, hit_stop_condition: bool) -> bool:
+    """A pass exited cleanly when it reached the end of the list or its stop condition.
+
+    There is deliberately no `hit_limit` parameter: a caller-imposed cap
+    leaves the catalog past the cap unvisited, so it must never count as clean.
+    """
+    return walked_to_completion or hit_stop_condition
+
+
+def should_abort_pass(consecutive_failures: int, max_failures: int) -> bool:
+    """Give up after `max_failures` mangas in a row failed (the source is likely down).
+
+    A non-positive `max_failures` disables the abort.
+    """
+    return max_failures > 0 and consecutive_failures >= max_failures
+
+
+# --- the pass --------------------------------------------------------------------------------
+
+
+def run_metadata_pass(
+    source_row: Source,
+    *,
+    status: StatusHandle,
+    browser: BrowserManager | None = None,
+    limit: int | None = None,
+    cancel: threading.Event | None = None,
+) -> MetadataStats:
+    """Walk `source_row` newest first, process each manga, back-fill failed covers.
+
+    `limit` caps the mangas visited (never a clean exit). `SessionExpired` and
+    `JobCancelled` propagate and leave the recovery flag false.
+    """
+    cancel = cancel or threading.Event()
+    source = get_source(source_row, browser=browser)
+    try:
+        return _run(source_row, source, status=status, limit=limit, cancel=cancel)
+    finally:
+        status.set_phase(phases.idle())
+        source.close()
+
+
+def _run(
+    source_row: Source, source: SourceAdapter, *, status: StatusHandle, limit: int | None, cancel: threading.Event
+) -> MetadataStats:
+    clean_before = runtime.last_run_clean(source_row.id)
+    runtime.set_last_run_clean(source_row.id, False)
+    stats = MetadataStats()
+    attempted_covers: set[object] = set()
+    _walk(source_row, source, stats, attempted_covers, status=status, limit=limit, cancel=cancel, clean=clean_before)
+    if not stats.aborted:
+        _backfill_covers(source_row, source, stats, attempted_covers, status=status, cancel=cancel)
+    if should_mark_clean_exit(stats.walked_to_completion, stats.stopped_early):
+        runtime.set_last_run_clean(source_row.id, True)
+    _record(source_row, stats, status)
+    return stats
+
+
+def _walk(
+    source_row: Source,
+    source: SourceAdapter,
+    stats: MetadataStats,
+    attempted_covers: set[object],
+    *,
+    status: StatusHandle,
+    limit: int | None,
+    cancel: threading.Event,
+    clean: bool,
+) -> None:
+    max_failures = settings.CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES
+    consecutive_failures = 0
+    # List drift can show one manga on two pages; the second sighting would
+    # look Unchanged and trip the early stop, so each key is visited once.
+    seen: set[str] = set()
+    page = 1
+    while True:
+        _check(cancel)
+        status.set_phase(phases.walking_list())
+        refs, has_next = source.list_page(page)
+        fresh = unseen_refs(refs, seen)
+        if has_next and not fresh:
+            # A page with nothing new would repeat forever (a list URL that
+            # ignores its page number, anchors lost to markup drift). Not a
+            # clean exit: the next pass walks again instead of trusting this one.
+            logger.warning("metadata pass source=%s: list page %d brought no new manga; stopping", source_row.id, page)
+            return
+        for ref in fresh:
+            if limit is not None and stats.discovered >= limit:
+                return
+            _check(cancel)
+            stats.discovered += 1
+            status.set_phase(phases.fetching_metadata(stats.discovered, limit, ref.title))
+            outcome = _process_one(source_row, source, ref, status)
+            if outcome is None:
+                stats.mangas_failed += 1
+                consecutive_failures += 1
+                if should_abort_pass(consecutive_failures, max_failures):
+                    logger.error(
+                        "metadata pass source=%s aborted after %d consecutive failures", source_row.id, max_failures
+                    )
+                    stats.aborted = True
+                    return
+                continue
+            consecutive_failures = 0
+            _count(stats, outcome, attempted_covers)
+            if should_stop(outcome.metadata, outcome.chapters.new, clean):
+                logger.info("metadata pass source=%s caught up at %s", source_row.id, ref.key)
+                stats.stopped_early = True
+                return
+        if not has_next:
+            stats.walked_to_completion = True
+            return
+        page += 1
+
+
+def unseen_refs(refs: list[SourceMangaRef], seen: set[str]) -> list[SourceMangaRef]:
+    """Refs whose key was not walked yet, in list order; marks them seen."""
+    fresh = []
+    for ref in refs:
+        if ref.key not in seen:
+            seen.add(ref.key)
+            fresh.append(ref)
+    return fresh
+
+
+def _process_one(
+    source_row: Source, source: SourceAdapter, ref: SourceMangaRef, status: StatusHandle
+) -> MangaOutcome | None:
+    """Run the pipeline for one ref; None when this manga failed (the pass goes on)."""
+    try:
+        return process_manga_ref(source_row, source, ref, status=status)
+    except (SessionExpired, JobCancelled):
+        raise
+    except Exception as exc:  # noqa: BLE001 - one manga's failure is counted, not fatal
+        logger.warning("metadata pass source=%s manga %s failed: %s", source_row.id, ref.key, exc)
+        return None
+
+
+def _count(stats: MetadataStats, outcome: MangaOutcome, attempted_covers: set[object]) -> None:
+    if outcome.metadata is not MetadataOutcome.UNCHANGED:
+        stats.upserted += 1
+    if outcome.cover is CoverOutcome.FETCHED:
+        stats.covers_fetched += 1
+    elif outcome.cover is CoverOutcome.FAILED:
+        attempted_covers.add(outcome.manga.id)
+
+
+def _backfill_covers(
+    source_row: Source,
+    source: SourceAdapter,
+    stats: MetadataStats,
+    attempted_covers: set[object],
+    *,
+    status: StatusHandle,
+    cancel: threading.Event,
+) -> None:
+    """Retry covers left failed or missing by earlier passes (not the ones that just failed)."""
+    candidates = list(
+        Manga.objects.filter(
+            sources__source=source_row,
+            cover_state__in=[Manga.CoverState.FAILED, Manga.CoverState.MISSING],
+        )
+        .exclude(cover_url="")
+        .exclude(id__in=attempted_covers)
+        .distinct()
+        .order_by("-updated_at")[:COVER_BACKFILL_BATCH]
+    )
+    for index, manga in enumerate(candidates, start=1):
+        _check(cancel)
+        status.set_phase(phases.cover_backfill(index, len(candidates)))
+        if fetch_cover(manga, source, status=status) is CoverOutcome.FETCHED:
+            stats.covers_fetched += 1
+
+
+def _record(source_row: Source, stats: MetadataStats, status: StatusHandle) -> None:
+    at = timezone.now()
+    runtime.save_last_pass(source_row.id, {**asdict(stats), "source_id": source_row.id, "at": at.isoformat()})
+    status.record_pass(
+        discovered=stats.discovered,
+        upserted=stats.upserted,
+        covers_fetched=stats.covers_fetched,
+        mangas_failed=stats.mangas_failed,
+        at=at,
+    )
+    logger.info("metadata pass source=%s finished: %s", source_row.id, asdict(stats))
+
+
+def _check(cancel: threading.Event) -> None:
+    if cancel.is_set():
+        raise JobCancelled("metadata pass cancelled")

@@ -1,0 +1,153 @@
+"""Plain-HTTP fetching for adapters: guarded redirects, status-to-error mapping, streamed images.
+
+Redirects are followed by hand so every hop passes the host guard before it
+is requested. The session cookie travels in the client's cookie jar and is
+never logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+from django.conf import settings
+
+from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
+from crawler.sources.hosts import HostGuard
+
+MAX_REDIRECTS = 5
+CHUNK_BYTES = 64 * 1024
+USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) Mangalord/1.0"
+
+
+def raise_for_status(source_id: str, status: int, url: str) -> None:
+    """Map an HTTP status to the crawler's error kinds (2xx/3xx pass)."""
+    if status < 400:
+        return
+    where = f"source {source_id!r}: {url} answered {status}"
+    if status in (401, 403):
+        raise SessionExpired(f"{where} (session expired or missing)")
+    if status in (404, 410):
+        raise NotFound(where)
+    if status == 429 or status >= 500:
+        raise SourceUnavailable(where)
+    raise CrawlerError(where)
+
+
+class SourceCookies:
+    """The cookies an adapter sends: the operator's session cookie plus any the site or browser set.
+
+    A tiny domain-matched store instead of the stdlib jar, whose rules drop
+    cookies for hosts like `localhost` and would not take the browser
+    context's cookies as they come. Values are never logged.
+    """
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[str, str], str] = {}
+
+    def set(self, name: str, value: str, domain: str) -> None:
+        self._values[(domain.lstrip(".").lower(), name)] = value
+
+    def header_for(self, url: str) -> str | None:
+        host = (urlsplit(url).hostname or "").lower()
+        pairs = [
+            f"{name}={value}"
+            for (domain, name), value in self._values.items()
+            if host == domain or host.endswith("." + domain)
+        ]
+        return "; ".join(pairs) or None
+
+
+@dataclass(frozen=True)
+class FetchedPage:
+    url: str  # final URL after redirects
+    status: int
+    html: str
+
+
+class HttpImageStream:
+    """An open image response. Transport errors mid-body surface as SourceUnavailable."""
+
+    def __init__(self, response: httpx.Response, source_id: str) -> None:
+        self._response = response
+        self._source_id = source_id
+        self.url = str(response.url)
+        self.content_type = response.headers.get("content-type", "").split(";")[0].strip()
+        length = response.headers.get("content-length", "")
+        self.declared_length = int(length) if length.isdigit() else None
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        try:
+            yield from self._response.iter_bytes(CHUNK_BYTES)
+        except httpx.HTTPError as exc:
+            raise SourceUnavailable(
+                f"source {self._source_id!r}: image download from {self.url} broke off: {exc}"
+            ) from exc
+
+    def close(self) -> None:
+        self._response.close()
+
+
+class SourceHttp:
+    """One httpx client per adapter instance, bound to the adapter's host guard and cookie jar."""
+
+    def __init__(self, source_id: str, guard: HostGuard, cookies: SourceCookies) -> None:
+        self.source_id = source_id
+        self.guard = guard
+        self.cookies = cookies
+        self.client = httpx.Client(
+            timeout=httpx.Timeout(settings.CRAWLER_HTTP_TIMEOUT_SECS),
+            follow_redirects=False,
+            headers={"User-Agent": USER_AGENT},
+        )
+
+    def get_page(self, url: str) -> FetchedPage:
+        response = self._send_guarded(url, what="page")
+        try:
+            response.read()
+        except httpx.HTTPError as exc:
+            raise SourceUnavailable(f"source {self.source_id!r}: reading {url} failed: {exc}") from exc
+        finally:
+            response.close()
+        raise_for_status(self.source_id, response.status_code, str(response.url))
+        return FetchedPage(str(response.url), response.status_code, response.text)
+
+    def open_image(self, url: str) -> HttpImageStream:
+        response = self._send_guarded(url, what="image URL")
+        try:
+            raise_for_status(self.source_id, response.status_code, str(response.url))
+        except CrawlerError:
+            response.close()
+            raise
+        return HttpImageStream(response, self.source_id)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _send_guarded(self, url: str, *, what: str) -> httpx.Response:
+        """Send a streamed GET, following up to MAX_REDIRECTS hops, each checked before it is requested."""
+        for _ in range(MAX_REDIRECTS + 1):
+            self.guard.check(url, what=what)
+            cookie = self.cookies.header_for(url)
+            request = self.client.build_request("GET", url, headers={"Cookie": cookie} if cookie else None)
+            try:
+                response = self.client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                raise SourceUnavailable(f"source {self.source_id!r}: fetching {url} failed: {exc}") from exc
+            self._keep_set_cookies(response)
+            if not response.is_redirect:
+                return response
+            response.close()
+            url = urljoin(url, response.headers["location"])
+            what = f"redirect target (from a {what})"
+        raise SourceUnavailable(f"source {self.source_id!r}: more than {MAX_REDIRECTS} redirects for {url}")
+
+    def _keep_set_cookies(self, response: httpx.Response) -> None:
+        # Move what the response set into our store; the client's own jar stays
+        # empty so it never adds a second Cookie header.
+        host = response.url.host
+        for cookie in response.cookies.jar:
+            self.cookies.set(cookie.name, cookie.value or "", cookie.domain if cookie.domain_specified else host)
+        self.client.cookies.clear()

@@ -1,0 +1,113 @@
+"""The one-shot crawler status: worker rows + queue counts + durable flags, composed in one place.
+
+The admin API's status endpoint and the SSE stream both call `compose_status`,
+so the two can never disagree. The stream memoises `queue_counts()` (one
+GROUP BY) and passes it in, so many dashboard tabs do not multiply that query.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import Count
+from django.utils import timezone
+
+from crawler import runtime
+from crawler.models import Job, JobState, WorkerStatus
+from crawler.payloads import KINDS
+from crawler.status_publish import HEARTBEAT_SECS
+
+# A worker that missed three heartbeats is gone (killed, host down, hung).
+GONE_AFTER = timedelta(seconds=3 * HEARTBEAT_SECS)
+# Gone workers stay listed this long so an operator notices them, then drop out.
+GONE_LISTED_FOR = timedelta(hours=1)
+
+COUNTED_STATES = (JobState.PENDING, JobState.RUNNING, JobState.DEAD)
+
+# Most interesting first: what an operator most wants to see in the hero.
+PHASE_PRIORITY = ("fetching_metadata", "reconciling", "cover_backfill", "walking_list", "idle")
+
+
+def queue_counts() -> dict[str, dict[str, int]]:
+    """`counts[kind][state]` for the in-flight and dead states of every kind, zeros included."""
+    counts = {kind: {state.value: 0 for state in COUNTED_STATES} for kind in KINDS}
+    rows = Job.objects.filter(state__in=COUNTED_STATES).values_list("kind", "state").annotate(n=Count("id")).order_by()
+    for kind, state, n in rows:
+        counts.setdefault(kind, {s.value: 0 for s in COUNTED_STATES})[state] = n
+    return counts
+
+
+def most_interesting_phase(phases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The phase to show for the whole crawler: the busiest kind of work any live worker is doing.
+
+    Among idle workers the earliest `next_fire` wins, since that is when
+    something happens next.
+    """
+    if not phases:
+        return {"state": "idle", "next_fire": None}
+
+    def rank(phase: dict[str, Any]) -> tuple[int, str]:
+        state = phase.get("state", "idle")
+        priority = PHASE_PRIORITY.index(state) if state in PHASE_PRIORITY else len(PHASE_PRIORITY)
+        # ISO timestamps sort as strings; a missing next_fire sorts last.
+        return priority, phase.get("next_fire") or "~"
+
+    return dict(min(phases, key=rank))
+
+
+def is_live(heartbeat_at: datetime, now: datetime) -> bool:
+    return now - heartbeat_at <= GONE_AFTER
+
+
+def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
+    """Everything the dashboard shows, as one JSON-ready dict."""
+    now = now or timezone.now()
+    rows = list(
+        WorkerStatus.objects.filter(stopped_at__isnull=True, heartbeat_at__gte=now - GONE_LISTED_FOR).order_by(
+            "role", "host", "pid"
+        )
+    )
+    workers = [_worker_entry(row, now) for row in rows]
+    live = [w for w in workers if w["state"] == "live"]
+    # Newest heartbeat first, so the freshest cover wins when two workers fetch covers.
+    live_newest_first = sorted(live, key=lambda w: w["heartbeat_at"], reverse=True)
+
+    active_chapters = [c for w in live for c in w["active_chapters"]]
+    active_chapters.sort(key=lambda c: (c.get("manga_title", ""), float(c.get("chapter_number") or 0)))
+    covers = [w["current_cover"] for w in live_newest_first if w["current_cover"]]
+    circuit_until = [w["flags"]["circuit_open_until"] for w in live if w["flags"].get("circuit_open_until")]
+    browsers = {f"{w['host']}:{w['pid']}": w["flags"]["browser"] for w in live if w["flags"].get("browser")}
+
+    return {
+        "generated_at": now.isoformat(),
+        "phase": most_interesting_phase([w["phase"] for w in live]),
+        "worker_count": sum(w["worker_count"] for w in live if w["role"] == "crawl"),
+        "busy": len(active_chapters),
+        "workers": workers,
+        "active_chapters": active_chapters,
+        "current_cover": covers[0] if covers else None,
+        "queue": counts if counts is not None else queue_counts(),
+        "session_expired": runtime.expired_sessions(),
+        "browser": browsers,
+        "circuit": {"open": bool(circuit_until), "open_until": max(circuit_until) if circuit_until else None},
+        "last_pass": runtime.latest_pass_summary(),
+    }
+
+
+def _worker_entry(row: WorkerStatus, now: datetime) -> dict[str, Any]:
+    return {
+        "id": str(row.id),
+        "role": row.role,
+        "host": row.host,
+        "pid": row.pid,
+        "kinds": row.kinds,
+        "worker_count": row.worker_count,
+        "state": "live" if is_live(row.heartbeat_at, now) else "gone",
+        "phase": row.phase or {"state": "idle", "next_fire": None},
+        "active_chapters": row.active_chapters or [],
+        "current_cover": row.current_cover,
+        "flags": row.flags or {},
+        "started_at": row.started_at.isoformat(),
+        "heartbeat_at": row.heartbeat_at.isoformat(),
+    }

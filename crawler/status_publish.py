@@ -1,0 +1,148 @@
+"""Publish one worker process's live status to its `WorkerStatus` row.
+
+Workers are separate processes, possibly on several hosts, so the in-memory
+`StatusHandle` each one keeps is mirrored into a database row that the
+dashboard and the admin API read (`crawler.status_compose`). The publisher
+listens to the handle, coalesces bursts of changes (a page stored every few
+milliseconds must not become a write every few milliseconds) into one write
+per `DEBOUNCE_SECS`, heartbeats the row every `HEARTBEAT_SECS` even when
+nothing changes, and signals dashboards after each write. A row whose
+heartbeat stops is shown as gone; a clean exit stamps `stopped_at`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from django.db import close_old_connections, connection
+from django.utils import timezone
+
+from crawler.models import WorkerStatus
+from crawler.signals import notify_status_changed
+from crawler.status import StatusHandle, StatusSnapshot, idle
+
+logger = logging.getLogger(__name__)
+
+DEBOUNCE_SECS = 0.25
+HEARTBEAT_SECS = 5.0
+# Rows of workers that stopped (or vanished) this long ago are deleted at the
+# next worker start, so restarts do not grow the table forever.
+RETENTION = timedelta(days=7)
+
+
+def row_fields(snapshot: StatusSnapshot, extra_flags: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The `WorkerStatus` columns that mirror a status snapshot."""
+    flags = dict(snapshot.flags)
+    flags.update(extra_flags or {})
+    return {
+        "phase": snapshot.phase,
+        "worker_count": snapshot.worker_count,
+        "active_chapters": snapshot.active_chapters,
+        "current_cover": snapshot.current_cover,
+        "flags": flags,
+    }
+
+
+class StatusPublisher:
+    """Owns this process's `WorkerStatus` row; use as a context manager around the worker's life.
+
+    `extra_flags` is called at each write for values that live outside the
+    handle (the browser's state), so they are fresh without the worker having
+    to poke the handle for them.
+    """
+
+    def __init__(
+        self,
+        status: StatusHandle,
+        *,
+        role: str,
+        kinds: list[str] | None,
+        extra_flags: Callable[[], dict[str, Any]] | None = None,
+        debounce_secs: float = DEBOUNCE_SECS,
+        heartbeat_secs: float = HEARTBEAT_SECS,
+    ) -> None:
+        self.status = status
+        self.role = role
+        self.kinds = list(kinds or [])
+        self.extra_flags = extra_flags or dict
+        self.debounce_secs = debounce_secs
+        self.heartbeat_secs = heartbeat_secs
+        self.row_id: Any = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> StatusPublisher:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        now = timezone.now()
+        WorkerStatus.objects.filter(heartbeat_at__lt=now - RETENTION).delete()
+        row = WorkerStatus.objects.create(
+            role=self.role,
+            host=socket.gethostname(),
+            pid=os.getpid(),
+            kinds=self.kinds,
+            heartbeat_at=now,
+            **row_fields(self.status.snapshot(), self._safe_extra_flags()),
+        )
+        self.row_id = row.id
+        notify_status_changed(self.role)
+        self._thread = threading.Thread(target=self._run, name=f"status-{self.role}", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Final write: idle, nothing active, `stopped_at` stamped (a clean exit, not a vanished worker)."""
+        self._stop.set()
+        self.status.poke()  # wake the publisher thread out of its wait
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self.row_id is None:
+            return
+        now = timezone.now()
+        WorkerStatus.objects.filter(id=self.row_id).update(
+            phase=idle(), active_chapters=[], current_cover=None, heartbeat_at=now, stopped_at=now
+        )
+        notify_status_changed(self.role)
+
+    def publish(self) -> None:
+        """Write the current snapshot and heartbeat now, then signal dashboards."""
+        WorkerStatus.objects.filter(id=self.row_id).update(
+            heartbeat_at=timezone.now(), **row_fields(self.status.snapshot(), self._safe_extra_flags())
+        )
+        notify_status_changed(self.role)
+
+    def _safe_extra_flags(self) -> dict[str, Any]:
+        try:
+            return self.extra_flags()
+        except Exception:  # a flag probe must never stop status publishing
+            logger.warning("status: extra flags probe failed", exc_info=True)
+            return {}
+
+    def _run(self) -> None:
+        seen = self.status.snapshot().version
+        try:
+            while not self._stop.is_set():
+                version = self.status.wait_for_change(seen, self.heartbeat_secs)
+                if self._stop.is_set():
+                    break
+                if version != seen:
+                    # Let the burst settle so one write carries all of it.
+                    self._stop.wait(self.debounce_secs)
+                    seen = self.status.snapshot().version
+                close_old_connections()
+                try:
+                    self.publish()
+                except Exception:  # the next heartbeat retries; a dashboard glitch must not kill the worker
+                    logger.warning("status: publishing the worker row failed", exc_info=True)
+        finally:
+            connection.close()

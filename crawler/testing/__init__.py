@@ -1,0 +1,1 @@
+"""Helpers for tests and benchmarks that run the real server (not imported by the application)."""

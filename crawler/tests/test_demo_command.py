@@ -1,0 +1,80 @@
+"""`manage.py demo --no-serve` end to end: a fresh library from nothing, then a quick unchanged re-run.
+
+On PostgreSQL the demo uses this test's database; on the embedded SQLite
+default (CI's SQLite run) it gets a fresh data directory of its own, exactly
+what a newcomer's first `python manage.py demo` sees.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import subprocess
+
+import pytest
+from django.db import connection
+
+from conftest import REPO_ROOT
+
+pytestmark = [pytest.mark.process, pytest.mark.sqlite_ok, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def demo_env(child_env, tmp_path) -> dict[str, str]:
+    env = dict(child_env, LOG_LEVEL="WARNING", DEMO_ADMIN_USER="demo-admin")
+    if connection.vendor != "postgresql":
+        env.pop("DATABASE_URL", None)
+        env["MANGALORD_DATA_DIR"] = str(tmp_path / "data")
+        env["MEDIA_ROOT"] = str(tmp_path / "data" / "media")
+    return env
+
+
+def run_demo(env: dict[str, str], manage_cmd: list[str]) -> str:
+    result = subprocess.run(
+        [*manage_cmd, "demo", "--no-serve", "--no-analysis", "--mangas", "3"],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def library_counts(env: dict[str, str]) -> tuple[int, int, int]:
+    """(mangas, chapters done, pages) as the demo's own database holds them."""
+    queries = (
+        "SELECT COUNT(*) FROM catalog_manga",
+        "SELECT COUNT(*) FROM catalog_chapter WHERE sync_state = 'done'",
+        "SELECT COUNT(*) FROM catalog_page",
+    )
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            return tuple(cursor.execute(q).fetchone()[0] for q in queries)  # type: ignore[return-value]
+    db = sqlite3.connect(f"{env['MANGALORD_DATA_DIR']}/mangalord.sqlite3")
+    try:
+        return tuple(db.execute(q).fetchone()[0] for q in queries)  # type: ignore[return-value]
+    finally:
+        db.close()
+
+
+def test_demo_crawls_a_fresh_library_then_reruns_unchanged(demo_env, manage_cmd):
+    first = run_demo(demo_env, manage_cmd)
+
+    stored = re.search(r"(\d+) mangas \((\d+) covers\), (\d+) chapters \((\d+) downloaded\), (\d+) pages", first)
+    assert stored, first
+    mangas, covers, chapters, downloaded, pages = map(int, stored.groups())
+    assert (mangas, covers) == (3, 3)
+    assert chapters == downloaded > 0
+    assert pages >= chapters
+    assert library_counts(demo_env) == (3, chapters, pages)
+    assert re.search(r"user 'demo-admin', password \S{12,}", first)  # generated and printed once
+    for url in ("/admin/crawler/", "/api/v1/mangas/", "/api/docs/"):
+        assert f"http://127.0.0.1:8000{url}" in first
+
+    second = run_demo(demo_env, manage_cmd)
+    assert "caught up" in second
+    assert "user 'demo-admin' (existing" in second  # no second admin, no password shown again
+    assert f"{mangas} mangas ({covers} covers), {chapters} chapters ({downloaded} downloaded), {pages} pages" in second
+    assert library_counts(demo_env) == (3, chapters, pages)

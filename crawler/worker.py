@@ -1,0 +1,502 @@
+"""The lease loop shared by every worker command.
+
+A `Worker` leases batches of jobs of its kinds, runs each in its own thread
+with a cancel event, heartbeats every lease it holds, and finishes each one by
+its lease generation:
+
+- the handler returned -> `ack_done`;
+- it raised -> `ack_failed` (backoff, or dead at `max_attempts`);
+- it raised `SessionExpired` -> `release` (the login wall is not the job's
+  fault), the sticky per-source flag is set, and session-needing kinds stay
+  paused until an operator refreshes the session (the flag is cleared by
+  `runtime.store_session_cookie` or a browser restart, in any process);
+- it ran past `job_timeout` -> cancel event set, `ack_failed("timed out...")`;
+- its heartbeat found the lease gone (released by an operator, reclaimed) ->
+  cancel event set and the job is dropped without any ack: the row belongs
+  to someone else now;
+- the worker is stopping (SIGTERM/SIGINT) -> cancel event set and `release`,
+  so shutdown never costs an attempt.
+
+Outage-shaped failures feed a circuit breaker (`crawler.circuit`) that pauses
+leasing for a cool-down instead of burning every queued job's attempts.
+
+`step()` does one unit of work and says whether it leased anything, so tests
+drive the loop one step at a time; `run()` is the long-lived loop around it.
+Waits are interruptible (`JobListener.wait`, which wakes on NOTIFY, on a
+finished job and on stop) and never a bare sleep.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.utils import timezone
+
+from crawler import circuit, queue, runtime
+from crawler.errors import JobCancelled, SessionExpired
+from crawler.queue import Lease
+from crawler.status import StatusHandle
+from crawler.status_publish import StatusPublisher
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[Any, Any], Any]
+ContextFactory = Callable[..., Any]
+
+# How long shutdown waits for cancelled handlers to return before exiting anyway.
+SHUTDOWN_GRACE_SECS = 5.0
+
+
+@dataclass
+class Periodic:
+    """A duty run from the loop every `interval` (first at boot): scheduling passes, reaping."""
+
+    name: str
+    interval: timedelta
+    run: Callable[[], None]
+    next_at: float = 0.0
+
+
+@dataclass
+class WorkerConfig:
+    role: str
+    handlers: Mapping[str, Handler]
+    concurrency: int = 1
+    # Kinds that talk to a source and so stop while a session is expired.
+    session_kinds: frozenset[str] = frozenset()
+    lease_secs: float = field(default_factory=lambda: float(settings.CRAWLER_LEASE_SECS))
+    heartbeat_secs: float = field(default_factory=lambda: float(settings.CRAWLER_HEARTBEAT_SECS))
+    job_timeout_secs: float = field(default_factory=lambda: float(settings.CRAWLER_JOB_TIMEOUT_SECS))
+    poll_secs: float = field(default_factory=lambda: float(settings.CRAWLER_POLL_SECS))
+    circuit_threshold: int = field(default_factory=lambda: settings.CRAWLER_CIRCUIT_BREAKER_THRESHOLD)
+    circuit_cooldown_secs: float = field(default_factory=lambda: float(settings.CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS))
+    # Builds the shared browser on first use; None for workers that never need one.
+    browser_factory: Callable[[], Any] | None = None
+    periodic: Sequence[Periodic] = ()
+    # Builds the handler's context; defaults to `crawler.handlers.JobContext`.
+    context_factory: ContextFactory | None = None
+
+    @property
+    def kinds(self) -> list[str]:
+        return list(self.handlers)
+
+
+@dataclass
+class InFlight:
+    lease: Lease
+    cancel: threading.Event
+    future: Future
+    deadline: float  # time.monotonic()
+    # Set once the loop has acked, released or abandoned the lease; the
+    # handler's eventual result is then ignored. Guarded by `lock` so the
+    # heartbeat never renews a lease the loop is finishing.
+    settled: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _source_id(lease: Lease) -> str | None:
+    return getattr(lease.payload, "source_id", None)
+
+
+class Worker:
+    def __init__(
+        self, config: WorkerConfig, *, status: StatusHandle | None = None, clock: Callable[[], datetime] | None = None
+    ) -> None:
+        self.config = config
+        self.status = status or StatusHandle(config.concurrency)
+        self.clock = clock or timezone.now
+        self.stop_event = threading.Event()
+        # Set by finished jobs and by stop: cuts the idle wait short.
+        self.wake = threading.Event()
+        self.in_flight: dict[Any, InFlight] = {}
+        self.breaker = circuit.CircuitState()
+        self.paused_sources: set[str] = set()
+        self.browser: Any = None
+        self._browser_lock = threading.Lock()
+        self._restart_generation = 0
+        self._heartbeat: threading.Thread | None = None
+        self._heartbeat_stop = threading.Event()
+        self.booted = False
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def boot(self) -> int:
+        """Reclaim leases orphaned by crashed workers, then start heartbeating. Returns how many were reclaimed."""
+        reclaimed = queue.reclaim_orphaned()
+        if reclaimed:
+            logger.info("worker boot: reclaimed %d orphaned job(s) role=%s", reclaimed, self.config.role)
+        self._restart_generation = runtime.browser_restart_generation()
+        self._heartbeat = threading.Thread(target=self._heartbeat_loop, name="lease-heartbeat", daemon=True)
+        self._heartbeat.start()
+        self.booted = True
+        logger.info("worker ready role=%s kinds=%s pid=%d", self.config.role, ",".join(self.config.kinds), os.getpid())
+        return reclaimed
+
+    def request_stop(self) -> None:
+        self.stop_event.set()
+        self.wake.set()
+
+    def shutdown(self, grace_secs: float = SHUTDOWN_GRACE_SECS) -> None:
+        """Cancel in-flight work and give every held lease back without burning an attempt."""
+        self.request_stop()
+        self.collect_finished()  # jobs that finished before the stop still get their ack
+        for job in list(self.in_flight.values()):
+            with job.lock:
+                if job.settled:
+                    continue
+                job.settled = True
+            job.cancel.set()
+            queue.release(job.lease)
+            logger.info("shutdown: released job=%s kind=%s (attempt refunded)", job.lease.id, job.lease.kind)
+        deadline = time.monotonic() + grace_secs
+        for job in list(self.in_flight.values()):
+            try:
+                job.future.exception(timeout=max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                logger.warning("shutdown: job=%s did not stop within %.0f s; leaving it", job.lease.id, grace_secs)
+        self.in_flight = {k: j for k, j in self.in_flight.items() if not j.future.done()}
+        self._heartbeat_stop.set()
+        if self._heartbeat is not None:
+            self._heartbeat.join(timeout=grace_secs)
+        if self.browser is not None:
+            try:
+                self.browser.close()
+            except Exception:
+                logger.warning("shutdown: closing the browser failed", exc_info=True)
+
+    # --- the loop -------------------------------------------------------------------------
+
+    def step(self) -> bool:
+        """Finish what is done, honour control requests, then lease one batch and dispatch it.
+
+        True: at least one job was leased (call again at once, there may be more).
+        False: nothing leasable, no free slot, or leasing is paused (circuit
+        open, sessions expired, stopping); wait before the next step.
+        """
+        close_old_connections()
+        if not self.booted:
+            self.boot()
+        self.collect_finished()
+        self.enforce_deadlines()
+        self.refresh_control()
+        self.run_periodic()
+        if self.stop_event.is_set():
+            return False
+        capacity = self.config.concurrency - len(self.in_flight)
+        if capacity <= 0 or circuit.is_open(self.breaker, self.clock()):
+            return False
+        kinds = self.leasable_kinds()
+        if not kinds:
+            return False
+        leases = queue.lease(kinds, capacity, timedelta(seconds=self.config.lease_secs))
+        for lease in leases:
+            self.dispatch(lease)
+        return bool(leases)
+
+    def idle_wait_secs(self) -> float:
+        """How long the loop may wait for a wake-up before something needs its attention."""
+        wait = self.config.poll_secs
+        now = time.monotonic()
+        for job in self.in_flight.values():
+            if not job.settled:
+                wait = min(wait, job.deadline - now)
+        if self.breaker.open_until is not None:
+            wait = min(wait, (self.breaker.open_until - self.clock()).total_seconds())
+        return max(wait, 0.05)
+
+    def run(self, *, once: bool = False, drain: bool = False, install_signals: bool = True) -> int:
+        """Run until stopped (or, with `once`/`drain`, until the work runs out); returns the exit code.
+
+        `once`: one step, then wait for what it leased to finish. `drain`:
+        keep stepping until nothing is leasable and nothing is in flight.
+        """
+        with self.signals(install_signals), self.publisher():
+            try:
+                self.boot()
+                with queue.JobListener(self.config.kinds, stop=self.wake) as listener:
+                    self._loop(listener, once=once, drain=drain)
+            finally:
+                self.shutdown()
+        return 0
+
+    def _loop(self, listener: queue.JobListener, *, once: bool, drain: bool) -> None:
+        stepped = False
+        while not self.stop_event.is_set():
+            self.wake.clear()
+            if once and stepped:
+                self.collect_finished()
+                self.enforce_deadlines()
+            else:
+                found = self.step()
+                stepped = True
+                if found and not once:
+                    continue
+                if drain and not found and not self.in_flight:
+                    return
+            if once and not self.in_flight:
+                return
+            listener.wait(self.idle_wait_secs())
+
+    # --- dispatch and settlement ----------------------------------------------------------
+
+    def leasable_kinds(self) -> list[str]:
+        if self.paused_sources:
+            # Queue rows carry no source column to filter on, so while any
+            # session is expired the session-needing kinds pause altogether.
+            return [k for k in self.config.kinds if k not in self.config.session_kinds]
+        return self.config.kinds
+
+    def dispatch(self, lease: Lease) -> None:
+        handler = self.config.handlers.get(lease.kind)
+        if handler is None:
+            queue.ack_failed(lease, f"no handler for kind {lease.kind!r} in the {self.config.role} worker")
+            return
+        cancel = threading.Event()
+        job = InFlight(lease, cancel, Future(), time.monotonic() + self.config.job_timeout_secs)
+        self.in_flight[lease.id] = job
+        context = self._context(lease, cancel)
+        logger.info("job start job=%s kind=%s attempt=%d/%d", lease.id, lease.kind, lease.attempts, lease.max_attempts)
+        thread = threading.Thread(
+            target=self._run_job, args=(job, handler, context), name=f"job-{lease.kind}", daemon=True
+        )
+        thread.start()
+
+    def _context(self, lease: Lease, cancel: threading.Event) -> Any:
+        factory = self.config.context_factory
+        if factory is None:
+            from crawler.handlers import JobContext
+
+            factory = JobContext
+        return factory(lease=lease, status=self.status, cancel=cancel, browser=self.shared_browser())
+
+    def shared_browser(self) -> Any:
+        """The process's one browser manager, built on first use (it launches Chromium lazily itself)."""
+        if self.config.browser_factory is None:
+            return None
+        with self._browser_lock:
+            if self.browser is None:
+                self.browser = self.config.browser_factory()
+            return self.browser
+
+    def _run_job(self, job: InFlight, handler: Handler, context: Any) -> None:
+        # Each job thread has its own database connection; close it when done
+        # so short-lived threads do not leak connections.
+        close_old_connections()
+        try:
+            job.future.set_result(handler(job.lease.payload, context))
+        except BaseException as exc:  # reported through the future, judged by the loop
+            job.future.set_exception(exc)
+        finally:
+            connection.close()
+            self.wake.set()
+
+    def collect_finished(self) -> None:
+        for job_id, job in list(self.in_flight.items()):
+            if not job.future.done():
+                continue
+            del self.in_flight[job_id]
+            with job.lock:
+                if job.settled:
+                    continue
+                job.settled = True
+            self.settle(job.lease, job.future.exception())
+
+    def settle(self, lease: Lease, error: BaseException | None) -> None:
+        """Ack one finished job by what its handler did."""
+        if error is None:
+            queue.ack_done(lease)
+            self.breaker = circuit.after_success(self.breaker)
+            self._publish_circuit()
+            logger.info("job done job=%s kind=%s", lease.id, lease.kind)
+        elif isinstance(error, SessionExpired):
+            queue.release(lease)
+            source_id = _source_id(lease)
+            if source_id:
+                runtime.set_session_expired(source_id, True)
+                self._set_paused({*self.paused_sources, source_id})
+            logger.warning(
+                "job released job=%s kind=%s source=%s: session expired; pausing session work until refreshed",
+                lease.id,
+                lease.kind,
+                source_id,
+            )
+        elif isinstance(error, JobCancelled):
+            # Cancelled by something other than this loop (which settles the
+            # leases it cancels itself): give it back, it is not the job's fault.
+            queue.release(lease)
+            logger.info("job cancelled job=%s kind=%s: released", lease.id, lease.kind)
+        else:
+            self.fail(lease, error, f"{type(error).__name__}: {error}")
+
+    def fail(self, lease: Lease, error: BaseException, message: str) -> None:
+        queue.ack_failed(lease, message)
+        terminal = lease.attempts >= lease.max_attempts
+        logger.warning(
+            "job failed job=%s kind=%s attempt=%d/%d %s error=%s",
+            lease.id,
+            lease.kind,
+            lease.attempts,
+            lease.max_attempts,
+            "dead" if terminal else "retry-scheduled",
+            message,
+        )
+        if circuit.counts_toward_circuit(error):
+            was_open = circuit.is_open(self.breaker, self.clock())
+            self.breaker = circuit.after_failure(
+                self.breaker,
+                threshold=self.config.circuit_threshold,
+                cooldown=timedelta(seconds=self.config.circuit_cooldown_secs),
+                now=self.clock(),
+            )
+            if circuit.is_open(self.breaker, self.clock()) and not was_open:
+                logger.warning(
+                    "circuit open: %d consecutive source failures; leasing paused until %s",
+                    self.breaker.consecutive_failures,
+                    self.breaker.open_until.isoformat() if self.breaker.open_until else "?",
+                )
+            self._publish_circuit()
+
+    def enforce_deadlines(self) -> None:
+        now = time.monotonic()
+        for job in list(self.in_flight.values()):
+            if now < job.deadline:
+                continue
+            with job.lock:
+                if job.settled:
+                    continue
+                job.settled = True
+            job.cancel.set()
+            timeout = self.config.job_timeout_secs
+            self.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
+
+    def _heartbeat_loop(self) -> None:
+        duration = timedelta(seconds=self.config.lease_secs)
+        try:
+            while not self._heartbeat_stop.wait(self.config.heartbeat_secs):
+                close_old_connections()
+                for job in list(self.in_flight.values()):
+                    self._renew(job, duration)
+        finally:
+            connection.close()
+
+    def _renew(self, job: InFlight, duration: timedelta) -> None:
+        with job.lock:
+            if job.settled:
+                return
+            try:
+                still_ours = queue.renew(job.lease, duration)
+            except Exception:  # a database blip: the next beat retries well inside the lease
+                logger.warning("heartbeat: renew failed job=%s", job.lease.id, exc_info=True)
+                return
+            if still_ours:
+                return
+            job.settled = True
+        logger.warning(
+            "lease lost job=%s kind=%s generation=%d: dropping the job without acking",
+            job.lease.id,
+            job.lease.kind,
+            job.lease.lease_generation,
+        )
+        job.cancel.set()
+        self.wake.set()
+
+    # --- control and periodic duties ------------------------------------------------------
+
+    def refresh_control(self) -> None:
+        """Pick up what operators changed in any process: session refreshes and browser restarts."""
+        if self.config.session_kinds:
+            self._set_paused(set(runtime.expired_sessions()))
+        if self.config.browser_factory is None:
+            return
+        generation = runtime.browser_restart_generation()
+        if generation == self._restart_generation:
+            return
+        self._restart_generation = generation
+        browser = self.browser
+        if browser is None or browser.state == "idle":
+            logger.info("browser restart requested (generation %d); no browser launched here", generation)
+            return
+        logger.info("browser restart requested (generation %d); restarting", generation)
+        # The restart drains the browser's current users first; on its own
+        # thread it does not hold up settling and leasing meanwhile.
+        threading.Thread(target=self._restart_browser, args=(browser,), name="browser-restart", daemon=True).start()
+
+    @staticmethod
+    def _restart_browser(browser: Any) -> None:
+        try:
+            browser.restart()
+        except Exception:  # reported; the browser manager retries on its next use
+            logger.warning("browser restart failed", exc_info=True)
+        finally:
+            connection.close()
+
+    def _set_paused(self, sources: set[str]) -> None:
+        if sources == self.paused_sources:
+            return
+        resumed = self.paused_sources - sources
+        if resumed:
+            logger.info("session refreshed for %s; resuming session work", ",".join(sorted(resumed)))
+        self.paused_sources = sources
+        self.status.set_flag("session_expired", sorted(sources))
+
+    def _publish_circuit(self) -> None:
+        until = self.breaker.open_until
+        value = until.isoformat() if until is not None and circuit.is_open(self.breaker, self.clock()) else None
+        if self.status.snapshot().flags.get("circuit_open_until") != value:
+            self.status.set_flag("circuit_open_until", value)
+
+    def run_periodic(self) -> None:
+        now = time.monotonic()
+        self._publish_circuit()  # clears the flag once the cool-down has passed
+        for duty in self.config.periodic:
+            if now < duty.next_at:
+                continue
+            duty.next_at = now + duty.interval.total_seconds()
+            try:
+                duty.run()
+            except Exception:  # a failed duty is retried at its next interval, never kills the loop
+                logger.exception("periodic duty %s failed", duty.name)
+
+    # --- process plumbing -----------------------------------------------------------------
+
+    @contextmanager
+    def signals(self, install: bool = True) -> Iterator[None]:
+        """SIGTERM/SIGINT set the stop flag; a second one forces exit. Previous handlers are restored."""
+        if not install:
+            yield
+            return
+
+        def on_signal(signum: int, _frame: object) -> None:
+            if self.stop_event.is_set():
+                logger.warning("second signal %s: forcing exit", signal.Signals(signum).name)
+                os._exit(1)
+            logger.info("signal %s: stopping (in-flight jobs are released)", signal.Signals(signum).name)
+            self.request_stop()
+
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    @contextmanager
+    def publisher(self) -> Iterator[StatusPublisher]:
+        def extra_flags() -> dict[str, Any]:
+            browser = self.browser
+            return {"browser": getattr(browser, "state", None)} if browser is not None else {}
+
+        with StatusPublisher(self.status, role=self.config.role, kinds=self.config.kinds, extra_flags=extra_flags) as p:
+            yield p
