@@ -1,0 +1,29 @@
+PG_URL ?= postgres://postgres@127.0.0.1:5432/mangalord
+
+.PHONY: install test test-sqlite lint demo bench
+
+install:
+	python -m pip install -r requirements.txt
+
+test:
+	DATABASE_URL=$(PG_URL) python -m pytest
+
+test-sqlite:
+	env -u DATABASE_URL MANGALORD_DATA_DIR=$$(mktemp -d) python -m pytest -m sqlite_ok
+
+lint:
+	ruff check .
+	ruff format --check .
+	mypy
+
+demo:
+	python manage.py demo
+
+bench:
+	python bench/queue_throughput.py
+	python bench/wakeup_latency.py
+	python bench/stream_memory.py
+	python bench/status_fanout.py
+	python bench/reconcile_scale.py
+	python bench/api_latency.py
+	python bench/analysis_local.py
