@@ -12,14 +12,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
+
 from crawler.models import AuditEvent
+from crawler.signals import notify_status_changed
 
 
 def record(
     actor: Any, action: str, scope: str = "", target_id: Any = "", detail: dict[str, Any] | None = None
 ) -> AuditEvent:
-    """Write one audit row. `actor` is a user (anonymous or None for system actions)."""
+    """Write one audit row and, once it commits, tell dashboards that something changed.
+
+    `actor` is a user (anonymous or None for system actions). Every control
+    action passes through here, so the signal makes its effect (a pass queued,
+    jobs requeued) show on every open dashboard without waiting for a worker.
+    """
     user = actor if getattr(actor, "is_authenticated", False) else None
+    transaction.on_commit(lambda: notify_status_changed(action))
     return AuditEvent.objects.create(
         actor=user,
         action=action,

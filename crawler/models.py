@@ -133,6 +133,7 @@ class WorkerStatus(models.Model):
 
     class Meta:
         db_table = "crawler_worker_status"
+        verbose_name_plural = "worker statuses"
 
     def __str__(self) -> str:
         return f"{self.role}@{self.host}:{self.pid}"

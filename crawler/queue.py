@@ -499,7 +499,9 @@ _REFUND = {
 def release(lease_: Lease) -> bool:
     """Give a held lease back without burning an attempt (shutdown, session expired)."""
     updated = _guarded(lease_.id, lease_.lease_generation).update(**_REFUND, updated_at=Now())
-    if not updated:
+    if updated:
+        announce([lease_.kind])
+    else:
         _warn_stale("release", lease_)
     return updated == 1
 
@@ -511,9 +513,23 @@ def release_unowned(job_id: uuid.UUID) -> bool:
     and refunds the attempt: an operator's click is not the job's failure.
     """
     updated = _by_id_while_running(job_id).update(**_REFUND, updated_at=Now())
-    if not updated:
+    if updated:
+        announce(Job.objects.filter(id=job_id).values_list("kind", flat=True))
+    else:
         logger.warning("release_unowned: job=%s is not running (already finished or never leased); skipping", job_id)
     return updated == 1
+
+
+def announce(kinds: Iterable[str]) -> None:
+    """Wake idle workers of `kinds`: a job became pending outside `enqueue` (release, requeue).
+
+    PostgreSQL only (delivered at commit); on SQLite idle workers poll.
+    """
+    if not _is_postgres():
+        return
+    with connection.cursor() as cursor:
+        for kind in sorted(set(kinds)):
+            cursor.execute("SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, kind])
 
 
 def upgrade_pending_payload(job_id: uuid.UUID, payload: Payload) -> bool:
@@ -585,12 +601,12 @@ def requeue_dead(scope: RequeueScope | str, target: Any = None, confirm: bool = 
             newest[key if key is not None else job_id] = job_id
         else:
             superseded.append(job_id)
-    revived = 0
-    for job_id in newest.values():
-        revived += _revive(job_id)
+    revived_ids = [job_id for job_id in newest.values() if _revive(job_id)]
+    if revived_ids:
+        announce(Job.objects.filter(id__in=revived_ids).values_list("kind", flat=True).distinct())
     if superseded:
         Job.objects.filter(id__in=superseded, state=JobState.DEAD).update(state=JobState.FAILED, updated_at=Now())
-    return revived
+    return len(revived_ids)
 
 
 def _revive(job_id: uuid.UUID) -> int:

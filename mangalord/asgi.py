@@ -1,12 +1,21 @@
-"""ASGI entry point: Daphne serves plain HTTP (including the SSE stream) through Django."""
+"""ASGI entry point: Daphne serves plain HTTP (including the SSE stream) through Django.
+
+With `SERVE_STATIC` (the default) the admin's and dashboard's static files are
+served by this process too, so a plain `daphne mangalord.asgi:application`
+is a complete site; behind a reverse proxy that serves `collectstatic`'s
+output, turn it off.
+"""
 
 import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
 
 from channels.routing import ProtocolTypeRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 from django.core.asgi import get_asgi_application  # noqa: E402
 
 django_asgi_app = get_asgi_application()
+http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
 
-application = ProtocolTypeRouter({"http": django_asgi_app})
+application = ProtocolTypeRouter({"http": http_app})

@@ -130,6 +130,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
+# Serve /static/ from the ASGI app itself (see mangalord/asgi.py); off behind a proxy that serves STATIC_ROOT.
+SERVE_STATIC = _read("SERVE_STATIC", env.bool, True)
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(_read("MEDIA_ROOT", env.str, str(DATA_DIR / "media"))).resolve()
 STORAGES = {

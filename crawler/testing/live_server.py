@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 
 LISTENING = re.compile(r"Listening on TCP address 127\.0\.0\.1:(\d+)")
-APPLICATION = "crawler.testing.live_asgi:application"
+APPLICATION = "mangalord.asgi:application"
 
 
 @dataclass

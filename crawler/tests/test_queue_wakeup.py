@@ -3,6 +3,7 @@
 import threading
 import time
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -114,3 +115,31 @@ def test_sqlite_fallback_wait_is_interrupted_by_stop():
     stop.set()
     with queue.JobListener(None, stop=stop) as listener:
         assert listener.wait(timeout=600) is False
+
+
+def _dead_job(kind_payload) -> queue.Lease:
+    queue.enqueue(kind_payload, max_attempts=1)
+    [lease] = queue.lease(None, 1, timedelta(seconds=30))
+    queue.ack_failed(lease, "boom")
+    return lease
+
+
+@on_postgres
+@pytest.mark.django_db(transaction=True)
+def test_requeue_of_dead_jobs_wakes_idle_workers_of_their_kind():
+    _dead_job(AnalyzePage(page_id=uuid.uuid4()))
+    with queue.JobListener(["analyze_page"]) as listener:
+        assert listener.wait(timeout=0.3) is False
+        assert queue.requeue_dead("all", confirm=True) == 1
+        assert listener.wait(timeout=30) is True
+
+
+@on_postgres
+@pytest.mark.django_db(transaction=True)
+def test_release_unowned_wakes_idle_workers_so_the_refreshed_job_runs_at_once():
+    queue.enqueue(SyncManga(source_id="demo", source_manga_key="k"))
+    [lease] = queue.lease(None, 1, timedelta(seconds=30))
+    with queue.JobListener(["sync_manga"]) as listener:
+        assert listener.wait(timeout=0.3) is False
+        assert queue.release_unowned(lease.id) is True
+        assert listener.wait(timeout=30) is True

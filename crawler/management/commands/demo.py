@@ -27,6 +27,9 @@ from crawler.management.commands._passes import progress_display, run_metadata_p
 from crawler.management.commands._worker_options import positive_int
 
 DEMO_SOURCE_ID = "demo"
+# A catalog a newcomer can crawl and analyse on a laptop CPU in a few minutes.
+DEMO_CHAPTERS = (2, 4)
+DEMO_PAGES = (2, 4)
 PROGRESS_REFRESH_SECS = 0.3
 
 
@@ -125,9 +128,9 @@ def start_site(mangas: int):
     row = Source.objects.filter(id=DEMO_SOURCE_ID).first()
     previous_port = (urlsplit(row.base_url).port or 0) if row else 0
     try:
-        site = start_demo_site("127.0.0.1", previous_port, mangas=mangas)
+        site = start_demo_site("127.0.0.1", previous_port, mangas=mangas, chapters=DEMO_CHAPTERS, pages=DEMO_PAGES)
     except OSError:  # taken by something else since: any free port
-        site = start_demo_site("127.0.0.1", 0, mangas=mangas)
+        site = start_demo_site("127.0.0.1", 0, mangas=mangas, chapters=DEMO_CHAPTERS, pages=DEMO_PAGES)
     if row is None:
         row = Source(id=DEMO_SOURCE_ID, name="Demo manga site", kind=Source.Kind.DEMO)
     row.base_url = site.base_url
