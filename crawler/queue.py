@@ -22,7 +22,7 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -282,6 +282,7 @@ WITH leased AS (
      WHERE (state = 'pending' OR (state = 'running' AND leased_until < statement_timestamp()))
        AND scheduled_at <= statement_timestamp()
        AND (%(any_kind)s OR kind = ANY(%(kinds)s))
+       AND COALESCE(payload->>'source_id', '') <> ALL(%(excluded)s)
      ORDER BY scheduled_at, created_at
      LIMIT %(max)s
      FOR UPDATE SKIP LOCKED
@@ -298,13 +299,21 @@ RETURNING j.id, j.payload, j.attempts, j.max_attempts, j.lease_generation, j.sch
 """
 
 
-def lease(kinds: list[str] | None, max: int, lease_duration: timedelta) -> list[Lease]:  # noqa: A002
+def lease(
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    *,
+    exclude_sources: Collection[str] = (),
+) -> list[Lease]:
     """Claim up to `max` leasable rows: pending, or running with an expired lease.
 
     Rows come in `(scheduled_at, created_at)` order, so chapter-content jobs
     enqueued in ascending chapter number leave in that order. Concurrent
     leasers never receive the same row. A row whose payload cannot be decoded
     is dead-lettered with the decode error instead of reaching the worker.
+    Jobs whose payload names a source in `exclude_sources` are left alone (a
+    source whose session expired pauses without holding up the others).
     """
     if max <= 0:
         return []
@@ -314,6 +323,7 @@ def lease(kinds: list[str] | None, max: int, lease_duration: timedelta) -> list[
             "kinds": list(kinds or []),
             "max": max,
             "duration": lease_duration,
+            "excluded": sorted(exclude_sources),
         }
         with connection.cursor() as cursor:
             cursor.execute(_PG_LEASE_SQL, params)
@@ -321,17 +331,26 @@ def lease(kinds: list[str] | None, max: int, lease_duration: timedelta) -> list[
         rows.sort(key=lambda r: (r[5], r[6]))
         claimed = [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
     else:
-        claimed = _lease_sqlite(kinds, max, lease_duration)
+        claimed = _lease_sqlite(kinds, max, lease_duration, exclude_sources)
     return _decode_leases(claimed)
 
 
-def _lease_sqlite(kinds: list[str] | None, max: int, lease_duration: timedelta) -> list[tuple]:  # noqa: A002
+def _lease_sqlite(
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    exclude_sources: Collection[str],
+) -> list[tuple]:
     now = timezone.now()
     leasable = Q(state=JobState.PENDING) | Q(state=JobState.RUNNING, leased_until__lt=now)
     with transaction.atomic():  # BEGIN IMMEDIATE: holds the write lock from the first read
         candidates = Job.objects.filter(leasable, scheduled_at__lte=now)
         if kinds is not None:
             candidates = candidates.filter(kind__in=kinds)
+        if exclude_sources:
+            candidates = candidates.filter(
+                Q(payload__source_id__isnull=True) | ~Q(payload__source_id__in=list(exclude_sources))
+            )
         ids = list(candidates.order_by("scheduled_at", "created_at").values_list("id", flat=True)[:max])
         if not ids:
             return []

@@ -7,9 +7,10 @@ its lease generation:
 - the handler returned -> `ack_done`;
 - it raised -> `ack_failed` (backoff, or dead at `max_attempts`);
 - it raised `SessionExpired` -> `release` (the login wall is not the job's
-  fault), the sticky per-source flag is set, and session-needing kinds stay
-  paused until an operator refreshes the session (the flag is cleared by
+  fault), the sticky per-source flag is set, and that source's jobs stay
+  unleased until an operator refreshes the session (the flag is cleared by
   `runtime.store_session_cookie` or a browser restart, in any process);
+  other sources keep crawling;
 - it ran past `job_timeout` -> cancel event set, `ack_failed("timed out...")`;
 - its heartbeat found the lease gone (released by an operator, reclaimed) ->
   cancel event set and the job is dropped without any ack: the row belongs
@@ -197,10 +198,12 @@ class Worker:
         capacity = self.config.concurrency - len(self.in_flight)
         if capacity <= 0 or circuit.is_open(self.breaker, self.clock()):
             return False
-        kinds = self.leasable_kinds()
-        if not kinds:
-            return False
-        leases = queue.lease(kinds, capacity, timedelta(seconds=self.config.lease_secs))
+        leases = queue.lease(
+            self.config.kinds,
+            capacity,
+            timedelta(seconds=self.config.lease_secs),
+            exclude_sources=self.paused_sources,
+        )
         for lease in leases:
             self.dispatch(lease)
         return bool(leases)
@@ -250,13 +253,6 @@ class Worker:
             listener.wait(self.idle_wait_secs())
 
     # --- dispatch and settlement ----------------------------------------------------------
-
-    def leasable_kinds(self) -> list[str]:
-        if self.paused_sources:
-            # Queue rows carry no source column to filter on, so while any
-            # session is expired the session-needing kinds pause altogether.
-            return [k for k in self.config.kinds if k not in self.config.session_kinds]
-        return self.config.kinds
 
     def dispatch(self, lease: Lease) -> None:
         handler = self.config.handlers.get(lease.kind)

@@ -32,6 +32,21 @@ def _read(
     return value
 
 
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _strict_bool(name: str, default: bool = False) -> bool:
+    # django-environ reads any unknown word as False; a typo such as
+    # DEBUG=ture must fail instead of silently meaning the opposite.
+    raw = env.str(name, default=str(default)).strip().lower()
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise ValueError(f"{raw!r} is not a boolean (use true/false, 1/0, yes/no, on/off)")
+
+
 def _positive(name: str, default: int) -> int:
     return _read(name, env.int, default, lambda v: v > 0, "must be a positive integer")
 
@@ -42,7 +57,7 @@ def _non_negative(name: str, default: int) -> int:
 
 DATA_DIR = Path(_read("MANGALORD_DATA_DIR", env.str, str(BASE_DIR / "data"))).resolve()
 SECRET_KEY = _read("SECRET_KEY", env.str, "insecure-dev-key-change-me")
-DEBUG = _read("DEBUG", env.bool, False)
+DEBUG = _read("DEBUG", _strict_bool, False)
 ALLOWED_HOSTS = _read("ALLOWED_HOSTS", env.list, ["127.0.0.1", "localhost", "testserver"])
 ADMIN_ALLOWED_ORIGINS = _read("ADMIN_ALLOWED_ORIGINS", env.list, [])
 CSRF_TRUSTED_ORIGINS = list(ADMIN_ALLOWED_ORIGINS)
@@ -97,7 +112,13 @@ TEMPLATES = [
 
 def _database() -> dict[str, Any]:
     if env.str("DATABASE_URL", default=""):
-        db = _read("DATABASE_URL", env.db_url, None)
+        db = _read(
+            "DATABASE_URL",
+            env.db_url,
+            None,
+            lambda d: bool(d.get("ENGINE")) and bool(d.get("NAME")),
+            "must be a database URL such as postgres://user:password@host:5432/name",
+        )
         db.setdefault("CONN_MAX_AGE", 0)
         return db
     # The embedded default: one SQLite file. IMMEDIATE transactions take the
@@ -131,7 +152,7 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 # Serve /static/ from the ASGI app itself (see mangalord/asgi.py); off behind a proxy that serves STATIC_ROOT.
-SERVE_STATIC = _read("SERVE_STATIC", env.bool, True)
+SERVE_STATIC = _read("SERVE_STATIC", _strict_bool, True)
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(_read("MEDIA_ROOT", env.str, str(DATA_DIR / "media"))).resolve()
 STORAGES = {
@@ -207,7 +228,7 @@ DEMO_ADMIN_USER = _read("DEMO_ADMIN_USER", env.str, "admin")
 DEMO_ADMIN_PASSWORD = _read("DEMO_ADMIN_PASSWORD", env.str, "")
 
 # --- Analysis ----------------------------------------------------------------
-ANALYSIS_ENABLED = _read("ANALYSIS_ENABLED", env.bool, True)
+ANALYSIS_ENABLED = _read("ANALYSIS_ENABLED", _strict_bool, True)
 ANALYSIS_BACKEND = _read(
     "ANALYSIS_BACKEND", env.str, "local", lambda v: v in {"local", "openai"}, "must be 'local' or 'openai'"
 )

@@ -217,6 +217,18 @@ def test_lease_any_kind_takes_every_kind():
     assert {lease.id for lease in queue.lease(None, 10, LEASE)} == ids
 
 
+def test_lease_skips_excluded_sources_but_not_jobs_without_a_source():
+    walled = queue.enqueue(SyncManga(source_id="target", source_manga_key="k"))
+    other = queue.enqueue(SyncManga(source_id="demo", source_manga_key="k"))
+    page = queue.enqueue(AnalyzePage(page_id=uuid.uuid4()))
+
+    leased = {lease.id for lease in queue.lease(None, 10, LEASE, exclude_sources={"target"})}
+
+    assert leased == {other.id, page.id}
+    assert Job.objects.get(id=walled.id).state == JobState.PENDING
+    assert [lease.id for lease in queue.lease(None, 10, LEASE)] == [walled.id]
+
+
 def test_lease_claims_at_most_max_and_marks_them_running():
     for n in range(5):
         queue.enqueue(_chapter_job(n))

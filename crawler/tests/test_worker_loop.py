@@ -159,6 +159,29 @@ def test_session_expired_releases_sets_flag_and_pauses_until_refreshed(workers):
     assert worker.status.snapshot().flags["session_expired"] == []
 
 
+def test_an_expired_session_pauses_only_its_own_source(workers):
+    walled = enqueue_chapter("target")
+    other = enqueue_chapter("demo")
+    ran = []
+
+    def handler(payload, ctx):
+        if payload.source_id == "target":
+            raise SessionExpired("login wall")
+        ran.append(payload.source_id)
+
+    worker = workers(handler, concurrency=1)
+    worker.step()
+    wait_for_in_flight(worker)
+    assert runtime.expired_sessions() == ["target"]
+
+    assert worker.step() is True  # the demo source's job still runs
+    wait_for_in_flight(worker)
+    assert ran == ["demo"]
+    assert job(other).state == JobState.DONE
+    assert worker.step() is False  # only the walled source's job is left, and it waits
+    assert (job(walled).state, job(walled).attempts) == (JobState.PENDING, 0)
+
+
 def test_job_past_its_timeout_is_acked_failed_and_its_cancel_event_set(workers):
     job_id = enqueue_chapter()
     cancelled = threading.Event()

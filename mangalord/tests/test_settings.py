@@ -1,0 +1,76 @@
+"""Settings come from the environment; a bad value stops start-up naming the variable."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO_ROOT
+
+pytestmark = pytest.mark.sqlite_ok
+
+PROBE = (
+    "import json, django; django.setup(); from django.conf import settings as s; "
+    "db = s.DATABASES['default']; "
+    "print(json.dumps({'engine': db['ENGINE'], 'name': str(db['NAME']), 'options': db.get('OPTIONS', {}), "
+    "'workers': s.CRAWLER_WORKERS, 'retention': s.CRAWLER_DONE_RETENTION_DAYS, 'backend': s.ANALYSIS_BACKEND}))"
+)
+
+
+def start(tmp_path, **env: str) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWLER_", "ANALYSIS_", "DATABASE_URL"))}
+    base.update(DJANGO_SETTINGS_MODULE="mangalord.settings", MANGALORD_DATA_DIR=str(tmp_path), PYTHONPATH=REPO_ROOT)
+    return subprocess.run(
+        [sys.executable, "-c", PROBE], env={**base, **env}, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_without_database_url_the_default_is_an_immediate_wal_sqlite_file_in_the_data_dir(tmp_path):
+    result = start(tmp_path)
+    assert result.returncode == 0, result.stderr
+    config = json.loads(result.stdout)
+    assert config["engine"] == "django.db.backends.sqlite3"
+    assert config["name"] == str(tmp_path / "mangalord.sqlite3")
+    assert config["options"]["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in config["options"]["init_command"]
+
+
+def test_database_url_selects_postgresql(tmp_path):
+    result = start(tmp_path, DATABASE_URL="postgres://u@db.internal:5432/lib")
+    assert result.returncode == 0, result.stderr
+    config = json.loads(result.stdout)
+    assert (config["engine"], config["name"]) == ("django.db.backends.postgresql", "lib")
+
+
+def test_valid_values_are_read_from_the_environment(tmp_path):
+    result = start(tmp_path, CRAWLER_WORKERS="7", CRAWLER_DONE_RETENTION_DAYS="0", ANALYSIS_BACKEND="openai")
+    assert result.returncode == 0, result.stderr
+    config = json.loads(result.stdout)
+    assert (config["workers"], config["retention"], config["backend"]) == (7, 0, "openai")
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("CRAWLER_WORKERS", "many"),
+        ("CRAWLER_WORKERS", "0"),
+        ("CRAWLER_LEASE_SECS", "-5"),
+        ("CRAWLER_DONE_RETENTION_DAYS", "-1"),
+        ("CRAWLER_POLL_SECS", "soon"),
+        ("DEBUG", "perhaps"),
+        ("ANALYSIS_BACKEND", "gpu-cluster"),
+        ("DATABASE_URL", "not-a-url"),
+    ],
+)
+def test_a_bad_value_fails_at_start_up_naming_the_variable(tmp_path, variable, value):
+    result = start(tmp_path, **{variable: value})
+    assert result.returncode != 0
+    assert f"environment variable {variable}" in result.stderr
+
+
+def test_heartbeat_must_be_shorter_than_the_lease(tmp_path):
+    result = start(tmp_path, CRAWLER_LEASE_SECS="10", CRAWLER_HEARTBEAT_SECS="10")
+    assert result.returncode != 0
+    assert "CRAWLER_HEARTBEAT_SECS" in result.stderr
