@@ -10,6 +10,7 @@ caught up (the metadata pass stops at the first unchanged manga) and is quick.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -27,6 +28,7 @@ from crawler.management.commands._passes import progress_display, run_metadata_p
 from crawler.management.commands._worker_options import positive_int
 
 DEMO_SOURCE_ID = "demo"
+QUIET_LOGGERS = ("crawler", "analysis", "catalog")
 # A catalog a newcomer can crawl and analyse on a laptop CPU in a few minutes.
 DEMO_CHAPTERS = (2, 4)
 DEMO_PAGES = (2, 4)
@@ -46,6 +48,11 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         console = Console(file=self.stdout._out)
         started = time.monotonic()
+        if options["verbosity"] < 2:
+            # The progress bars tell the story; per-job log lines (still
+            # shown with -v 2) would scroll them away. Warnings stay visible.
+            for name in QUIET_LOGGERS:
+                logging.getLogger(name).setLevel(logging.WARNING)
         analysis = not options["no_analysis"] and settings.ANALYSIS_ENABLED
         if not analysis:
             # Read at call time by the pipeline: no analysis jobs get enqueued.
