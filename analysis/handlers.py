@@ -9,9 +9,15 @@ attempt. Every write to the page's analysis goes through the lease guard in
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
+
+from django.core.files.storage import FileSystemStorage
 
 from analysis import service
 from analysis.backends import get_backend
@@ -25,14 +31,27 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+COPY_CHUNK_BYTES = 256 * 1024
 
-def _image_path(page: Page) -> str:
+
+@contextmanager
+def local_image_path(page: Page) -> Iterator[str]:
+    """A filesystem path to the page image for the backend, whatever the storage.
+
+    Local storage hands out its own path. A remote one (S3-compatible, when
+    workers run on several hosts) is streamed into a temporary file in
+    chunks, never read whole, and the copy is removed afterwards.
+    """
     if not page.image:
         raise AnalysisError(f"page {page.id} has no stored image")
-    try:
-        return page.image.path
-    except NotImplementedError as exc:
-        raise AnalysisError("the configured storage has no local file paths; analysis needs one") from exc
+    if isinstance(page.image.storage, FileSystemStorage):
+        yield page.image.path
+        return
+    suffix = os.path.splitext(page.image.name)[1]
+    with tempfile.NamedTemporaryFile(suffix=suffix) as copy, page.image.storage.open(page.image.name, "rb") as src:
+        shutil.copyfileobj(src, copy, COPY_CHUNK_BYTES)
+        copy.flush()
+        yield copy.name
 
 
 def handle_analyze_page(payload: AnalyzePage, ctx: JobContext) -> None:
@@ -52,7 +71,8 @@ def handle_analyze_page(payload: AnalyzePage, ctx: JobContext) -> None:
     backend = get_backend()
     started = time.monotonic()
     try:
-        result = backend.analyze(_image_path(page), page.content_type)
+        with local_image_path(page) as image_path:
+            result = backend.analyze(image_path, page.content_type)
     except Exception as exc:
         _record_failure(lease, page.id, exc)
         raise

@@ -3,12 +3,16 @@ and the analyze worker's own settlement (ack_done / ack_failed)."""
 
 from __future__ import annotations
 
+import os
 import uuid
 
 import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import InMemoryStorage
 from django.utils import timezone
 
 from analysis.backends.base import AnalysisError
+from analysis.handlers import local_image_path
 from analysis.models import PageAnalysis
 from analysis.service import enqueue_for_page, should_skip
 from analysis.tests.helpers import job_context, lease_one, run_and_settle
@@ -190,3 +194,18 @@ def test_missing_image_file_is_a_failed_attempt(make_page, vision_server):
 )
 def test_should_skip_only_a_done_page_without_force(state, force, skip):
     assert should_skip(PageAnalysis(state=state), AnalyzePage(page_id=uuid.uuid4(), force=force)) is skip
+
+
+def test_a_page_on_a_remote_storage_is_analysed_from_a_temporary_copy_that_is_removed(make_page, settings):
+    page = make_page()
+    with page.image.open("rb") as stored:
+        data = stored.read()
+    remote = InMemoryStorage()  # like an S3 bucket: no local paths
+    page.image.storage = remote
+    page.image.name = remote.save(page.image.name, ContentFile(data))
+
+    with local_image_path(page) as path:
+        assert not path.startswith(str(settings.MEDIA_ROOT))
+        with open(path, "rb") as copy:
+            assert copy.read() == data
+    assert not os.path.exists(path)
