@@ -14,14 +14,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO_ROOT not in sys.path:
-    sys.path.insert(0, REPO_ROOT)
+import scratch
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
 
 FORMATS = ("png", "jpeg", "webp")
@@ -46,9 +44,7 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=20, help="how many pages to analyse")
     args = parser.parse_args()
 
-    import django
-
-    django.setup()
+    scratch.setup_django()
     from analysis.backends.local import MODELS, LocalBackend, model_name
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -17,54 +17,17 @@ another run (it is reused when it already holds the right number of mangas).
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
-import sys
 import time
 from datetime import timedelta
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+import scratch
+
 DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_api"
 CHUNK = 5000
 WORDS = ("dragon", "sword", "moon", "river", "school", "demon", "garden", "star", "ghost", "kitchen")
 STATUSES = ("ongoing", "completed", "hiatus", "cancelled", "unknown")
-
-
-def _admin_url(db_url: str) -> tuple[str, str]:
-    parts = urlsplit(db_url)
-    name = parts.path.lstrip("/")
-    if not name or name == "postgres":
-        raise SystemExit("--database-url must name a scratch database")
-    return urlunsplit(parts._replace(path="/postgres")), name
-
-
-def _ensure_database(db_url: str) -> None:
-    import psycopg
-
-    admin_url, name = _admin_url(db_url)
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def _drop_database(db_url: str) -> None:
-    import psycopg
-
-    admin_url, name = _admin_url(db_url)
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _setup_django(db_url: str) -> None:
-    os.environ["DATABASE_URL"] = db_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
-    sys.path.insert(0, str(REPO_ROOT))
-    import django
-
-    django.setup()
 
 
 def seed(mangas: int) -> None:
@@ -161,9 +124,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.mangas < 1 or args.requests < 2:
         parser.error("--mangas must be >= 1 and --requests >= 2")
-    _ensure_database(args.database_url)
+    scratch.ensure_database(args.database_url)
     try:
-        _setup_django(args.database_url)
+        scratch.setup_django(args.database_url)
         from django.core.management import call_command
         from django.db import connection
 
@@ -174,7 +137,7 @@ def main() -> None:
         connection.close()
     finally:
         if not args.keep:
-            _drop_database(args.database_url)
+            scratch.drop_database(args.database_url)
 
 
 if __name__ == "__main__":

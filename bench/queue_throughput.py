@@ -32,11 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import psycopg
-from psycopg import sql
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO_ROOT not in sys.path:
-    sys.path.insert(0, REPO_ROOT)
+import scratch
+from scratch import REPO_ROOT
 
 DB_PREFIX = "ml_queue_bench"
 CHUNK = 1000
@@ -54,22 +51,11 @@ def server_url(args_url: str | None) -> str:
 SYNCHRONOUS_COMMIT = "on"
 
 
-def recreate_database(server: str, name: str) -> str:
-    """A fresh scratch database; every session in it uses the chosen synchronous_commit."""
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        conn.execute(
-            sql.SQL("ALTER DATABASE {} SET synchronous_commit = {}").format(
-                sql.Identifier(name), sql.Literal(SYNCHRONOUS_COMMIT)
-            )
-        )
-    return f"{server}/{name}"
-
-
-def drop_database(server: str, name: str) -> None:
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+def fresh_database(server: str, name: str) -> str:
+    """A fresh scratch database on `server`; every session in it uses the chosen synchronous_commit."""
+    dsn = f"{server}/{name}"
+    scratch.recreate_database(dsn, settings={"synchronous_commit": SYNCHRONOUS_COMMIT})
+    return dsn
 
 
 def scalar(dsn: str, query: str) -> Any:
@@ -81,16 +67,8 @@ def scalar(dsn: str, query: str) -> Any:
 # --- worker processes --------------------------------------------------------------------
 
 
-def _setup_django(dsn: str) -> None:
-    os.environ["DATABASE_URL"] = dsn
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
-    import django
-
-    django.setup()
-
-
 def ours_worker(dsn: str, batch: int, ack: str, ready: Any, go: Any, results: Any) -> None:
-    _setup_django(dsn)
+    scratch.setup_django(dsn)
     from datetime import timedelta
 
     from django.db import connection
@@ -199,7 +177,7 @@ def drain_with(workers: int, target: Callable[..., None], args: tuple) -> float:
 
 def bench_ours(server: str, args: argparse.Namespace, ack: str, keep: bool) -> Outcome:
     name = f"{DB_PREFIX}_ours"
-    dsn = recreate_database(server, name)
+    dsn = fresh_database(server, name)
     try:
         code = (
             "import sys, time, uuid;"
@@ -220,7 +198,7 @@ def bench_ours(server: str, args: argparse.Namespace, ack: str, keep: bool) -> O
         return Outcome(label, args.jobs, enqueue_secs, drain)
     finally:
         if not keep:
-            drop_database(server, name)
+            scratch.drop_database(dsn)
 
 
 def _run_django_snippet(dsn: str, code: str) -> str:
@@ -235,7 +213,7 @@ def _run_django_snippet(dsn: str, code: str) -> str:
 
 def bench_procrastinate(server: str, args: argparse.Namespace, keep: bool) -> Outcome:
     name = f"{DB_PREFIX}_procrastinate"
-    dsn = recreate_database(server, name)
+    dsn = fresh_database(server, name)
     try:
 
         async def prepare() -> float:
@@ -257,7 +235,7 @@ def bench_procrastinate(server: str, args: argparse.Namespace, keep: bool) -> Ou
         )
     finally:
         if not keep:
-            drop_database(server, name)
+            scratch.drop_database(dsn)
 
 
 def bench_pgqueuer(server: str, args: argparse.Namespace, keep: bool) -> Outcome:
@@ -265,7 +243,7 @@ def bench_pgqueuer(server: str, args: argparse.Namespace, keep: bool) -> Outcome
     from pgqueuer.queries import Queries
 
     name = f"{DB_PREFIX}_pgqueuer"
-    dsn = recreate_database(server, name)
+    dsn = fresh_database(server, name)
     try:
 
         async def prepare() -> float:
@@ -289,7 +267,7 @@ def bench_pgqueuer(server: str, args: argparse.Namespace, keep: bool) -> Outcome
         return Outcome(f"PgQueuer 0.24 (batch {args.batch})", args.jobs, enqueue_secs, drain)
     finally:
         if not keep:
-            drop_database(server, name)
+            scratch.drop_database(dsn)
 
 
 def _check(name: str, got: int, want: int) -> None:

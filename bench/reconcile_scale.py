@@ -13,15 +13,13 @@ seeding. Prints wall time, peak RSS and the number of SQL queries.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+import scratch
+
 DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_reconcile"
 SOURCE_ID = "bench"
 SEED_CHUNK = 5000
@@ -68,26 +66,6 @@ class GeneratedSource:
 
     def close(self) -> None:
         pass
-
-
-def _setup_django(db_url: str) -> None:
-    os.environ["DATABASE_URL"] = db_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
-    sys.path.insert(0, str(REPO_ROOT))
-    import django
-
-    django.setup()
-
-
-def recreate_database(db_url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(db_url)
-    name = parts.path.lstrip("/")
-    admin_url = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def seed(refs: int, present: float) -> int:
@@ -200,11 +178,11 @@ def main() -> None:
     if not 0 <= args.present <= 1 or args.refs < 1:
         parser.error("--refs must be positive and --present within 0..1")
     if args.measure:
-        _setup_django(args.database_url)
+        scratch.setup_django(args.database_url)
         measure(args.refs)
         return
-    recreate_database(args.database_url)
-    _setup_django(args.database_url)
+    scratch.recreate_database(args.database_url)
+    scratch.setup_django(args.database_url)
     started = time.perf_counter()
     stored = seed(args.refs, args.present)
     print(f"seeded {stored:,} of {args.refs:,} refs as MangaSource rows in {time.perf_counter() - started:.1f} s")

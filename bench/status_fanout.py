@@ -35,33 +35,14 @@ import sys
 import time
 from urllib.parse import urlsplit, urlunsplit
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO_ROOT not in sys.path:
-    sys.path.insert(0, REPO_ROOT)
+import scratch
+from scratch import REPO_ROOT
 
 DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_fanout"
 STREAM = "/api/v1/admin/crawler/stream/"
 RUN_ENDED = re.compile(
     r"status broadcaster run ended seconds=([\d.]+) composes=(\d+) queries=(\d+) signals=(\d+) published=(\d+)"
 )
-
-
-def recreate_database(db_url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(db_url)
-    name = parts.path.lstrip("/")
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def setup_django(db_url: str) -> None:
-    os.environ["DATABASE_URL"] = db_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
-    import django
-
-    django.setup()
 
 
 def staff_session() -> str:
@@ -144,8 +125,8 @@ def main() -> int:
     args = parser.parse_args()
     counts = [int(n) for n in args.subscribers.split(",")]
 
-    recreate_database(args.database_url)
-    setup_django(args.database_url)
+    scratch.recreate_database(args.database_url)
+    scratch.setup_django(args.database_url)
     session_key = staff_session()
 
     from django.db import connection

@@ -24,8 +24,8 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import psutil
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import scratch
+from scratch import REPO_ROOT
 
 
 def _peak_rss_mb() -> float:
@@ -45,11 +45,7 @@ def _rss_mb() -> float:
 def child(url: str, mode: str, media_root: str) -> None:
     """Runs in a fresh process: download `url` and report memory figures as one JSON line."""
     os.environ["MEDIA_ROOT"] = media_root
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
-    sys.path.insert(0, REPO_ROOT)
-    import django
-
-    django.setup()
+    scratch.setup_django()
     import httpx
 
     from catalog.storage import store_image_stream

@@ -19,30 +19,18 @@ import multiprocessing as mp
 import os
 import random
 import statistics
-import sys
 import time
 import uuid
 from typing import Any
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO_ROOT not in sys.path:
-    sys.path.insert(0, REPO_ROOT)
-
-from queue_throughput import drop_database, recreate_database, server_url  # noqa: E402
+import scratch
+from queue_throughput import fresh_database, server_url
 
 DB_NAME = "ml_queue_bench_wakeup"
 
 
-def _setup_django(dsn: str) -> None:
-    os.environ["DATABASE_URL"] = dsn
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
-    import django
-
-    django.setup()
-
-
 def idle_worker(dsn: str, poll: float | None, ready: Any, stop: Any, leased: Any) -> None:
-    _setup_django(dsn)
+    scratch.setup_django(dsn)
     from datetime import timedelta
 
     from crawler import queue
@@ -63,7 +51,7 @@ def idle_worker(dsn: str, poll: float | None, ready: Any, stop: Any, leased: Any
 
 
 def measure(dsn: str, samples: int, poll: float | None) -> list[float]:
-    _setup_django(dsn)
+    scratch.setup_django(dsn)
     from django.core.management import call_command
 
     from crawler import queue
@@ -102,11 +90,11 @@ def main() -> None:
     if args.samples < 1 or (args.poll is not None and args.poll <= 0):
         parser.error("--samples and --poll must be positive")
     server = server_url(args.pg)
-    dsn = recreate_database(server, DB_NAME)
+    dsn = fresh_database(server, DB_NAME)
     try:
         latencies = measure(dsn, args.samples, args.poll)
     finally:
-        drop_database(server, DB_NAME)
+        scratch.drop_database(dsn)
     mode = f"polling every {args.poll}s" if args.poll else "LISTEN/NOTIFY"
     ms = [v * 1000 for v in latencies]
     print(f"enqueue -> lease latency, idle worker, {mode}, {len(ms)} samples, {os.cpu_count()} CPUs")

@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from crawler.models import IN_FLIGHT_STATES, Job, JobState
 from crawler.payloads import Payload, PayloadError, decode
+from crawler.signals import listen_connection
 
 logger = logging.getLogger(__name__)
 
@@ -669,15 +670,7 @@ class JobListener:
 
     def __enter__(self) -> JobListener:
         if _is_postgres():
-            import psycopg
-
-            params = connection.get_connection_params()
-            params.pop("cursor_factory", None)
-            params.pop("context", None)
-            params.pop("server_side_binding", None)
-            params.pop("prepare_threshold", None)
-            self._conn = psycopg.connect(**params, autocommit=True)
-            self._conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+            self._conn = listen_connection(NOTIFY_CHANNEL)
         return self
 
     def __exit__(self, *exc: object) -> None:

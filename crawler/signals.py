@@ -9,6 +9,7 @@ is no signal and stream servers poll.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
@@ -18,6 +19,24 @@ logger = logging.getLogger(__name__)
 
 STATUS_CHANNEL = "crawler_status"
 STATUS_GROUP = "crawler-status"
+
+
+def listen_connection(*channels: str) -> Any:
+    """A dedicated autocommit PostgreSQL connection LISTENing on `channels` (the caller closes it).
+
+    Separate from Django's connection: a listener idles for hours, and
+    notifications are only delivered outside a transaction.
+    """
+    import psycopg
+
+    params = connection.get_connection_params()
+    # Django's psycopg options that a plain connection does not take.
+    for key in ("cursor_factory", "context", "server_side_binding", "prepare_threshold"):
+        params.pop(key, None)
+    conn = psycopg.connect(**params, autocommit=True)
+    for channel in channels:
+        conn.execute(f"LISTEN {channel}")
+    return conn
 
 
 def notify_status_changed(detail: str = "") -> None:

@@ -42,7 +42,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from crawler.signals import STATUS_CHANNEL, STATUS_GROUP
+from crawler.signals import STATUS_CHANNEL, STATUS_GROUP, listen_connection
 
 logger = logging.getLogger(__name__)
 
@@ -353,9 +353,7 @@ class StatusBroadcaster:
 
         while not run.stop.is_set():
             try:
-                with psycopg.connect(**_listen_params(), autocommit=True) as conn:
-                    conn.execute(f"LISTEN {STATUS_CHANNEL}")
-                    conn.execute(f"LISTEN {JOB_CHANNEL}")
+                with listen_connection(STATUS_CHANNEL, JOB_CHANNEL) as conn:
                     # Whatever changed while (re)connecting was not heard.
                     run.poke.set()
                     while not run.stop.is_set():
@@ -422,13 +420,6 @@ def _default_source() -> str:
     if settings.REDIS_URL:
         return "channels"
     return "poll"
-
-
-def _listen_params() -> dict[str, Any]:
-    params = connection.get_connection_params()
-    for key in ("cursor_factory", "context", "server_side_binding", "prepare_threshold"):
-        params.pop(key, None)
-    return params
 
 
 _broadcaster: StatusBroadcaster | None = None

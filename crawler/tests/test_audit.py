@@ -1,23 +1,18 @@
 """Every control action leaves an audit row and, once committed, signals open dashboards."""
 
-import psycopg
 import pytest
 from django.db import connection, transaction
 
 from crawler import control
 from crawler.models import AuditEvent
-from crawler.signals import STATUS_CHANNEL
+from crawler.signals import STATUS_CHANNEL, listen_connection
 
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY needs PostgreSQL")
 
 
 @pytest.fixture
 def status_listener():
-    params = connection.get_connection_params()
-    for key in ("cursor_factory", "context", "server_side_binding", "prepare_threshold"):
-        params.pop(key, None)
-    with psycopg.connect(**params, autocommit=True) as conn:
-        conn.execute(f"LISTEN {STATUS_CHANNEL}")
+    with listen_connection(STATUS_CHANNEL) as conn:
         yield conn
 
 
