@@ -24,10 +24,10 @@ from analysis.backends import get_backend
 from analysis.backends.base import AnalysisError
 from catalog.models import Page
 from crawler.errors import JobCancelled
-from crawler.payloads import AnalyzePage
+from crawler.queue.payloads import AnalyzePage
 
 if TYPE_CHECKING:
-    from crawler.handlers import JobContext
+    from crawler.workers.handlers import JobContext
 
 logger = logging.getLogger(__name__)
 

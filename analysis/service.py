@@ -23,8 +23,8 @@ from analysis.models import PageAnalysis
 from catalog.models import Page
 from crawler import queue
 from crawler.models import IN_FLIGHT_STATES, Job, JobState
-from crawler.payloads import AnalyzePage
 from crawler.queue import Lease
+from crawler.queue.payloads import AnalyzePage
 
 logger = logging.getLogger(__name__)
 

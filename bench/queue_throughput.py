@@ -184,7 +184,7 @@ def bench_ours(server: str, args: argparse.Namespace, ack: str, keep: bool) -> O
             f"sys.path.insert(0, {REPO_ROOT!r});"
             "import django; django.setup();"
             "from django.core.management import call_command; call_command('migrate', verbosity=0);"
-            "from crawler import queue; from crawler.payloads import AnalyzePage;"
+            "from crawler import queue; from crawler.queue.payloads import AnalyzePage;"
             "t = time.monotonic();"
             f"[queue.enqueue_many(AnalyzePage(page_id=uuid.uuid4()) for _ in range(min({CHUNK}, {args.jobs} - i)))"
             f" for i in range(0, {args.jobs}, {CHUNK})];"

@@ -5,7 +5,7 @@
 Creates (or recreates) a scratch PostgreSQL database (default
 `mangalord_bench_reconcile`; never the one in DATABASE_URL), migrates it,
 inserts the present share of the catalog as Manga + MangaSource rows with
-`bulk_create`, then runs `crawler.reconcile.run_reconcile` over an in-memory
+`bulk_create`, then runs `crawler.passes.reconcile.run_reconcile` over an in-memory
 source in a fresh child process, so its peak RSS is not inflated by the
 seeding. Prints wall time, peak RSS and the number of SQL queries.
 """
@@ -133,7 +133,7 @@ def measure(refs: int) -> None:
 
     from catalog.models import Source
     from crawler.models import Job
-    from crawler.reconcile import BATCH_SIZE, run_reconcile
+    from crawler.passes.reconcile import BATCH_SIZE, run_reconcile
 
     queries = 0
 

@@ -55,7 +55,7 @@ def measure(dsn: str, samples: int, poll: float | None) -> list[float]:
     from django.core.management import call_command
 
     from crawler import queue
-    from crawler.payloads import AnalyzePage
+    from crawler.queue.payloads import AnalyzePage
 
     call_command("migrate", verbosity=0)
     ctx = mp.get_context("spawn")

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from catalog.models import Bookmark, Chapter, Manga
-from crawler.pipeline import enqueue_chapter_content
+from crawler.passes.pipeline import enqueue_chapter_content
 
 
 def not_downloaded(chapters: QuerySet[Chapter]) -> QuerySet[Chapter]:

@@ -86,7 +86,7 @@ class Manga(models.Model):
                 name="manga_latest_chapter_idx",
             ),
             # Used by the dashboard's "missing covers" backlog list
-            # (crawler.backlog), newest first, LIMIT/OFFSET.
+            # (crawler.control.backlog), newest first, LIMIT/OFFSET.
             models.Index(
                 fields=["-updated_at"],
                 name="mangas_missing_cover_idx",

@@ -12,7 +12,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from catalog.models import Page
-from crawler import backlog, control
+from crawler import control
+from crawler.control import backlog
 from crawler.models import AuditEvent, CrawlerState, Job, JobState, WorkerStatus
 
 
@@ -20,7 +21,7 @@ from crawler.models import AuditEvent, CrawlerState, Job, JobState, WorkerStatus
 class JobAdmin(admin.ModelAdmin):
     list_display = ("id", "kind", "state", "label", "attempts", "max_attempts", "scheduled_at", "updated_at")
     list_filter = ("state", "kind")
-    # Title search follows crawler.backlog: payload title for sync_manga rows, manga title otherwise.
+    # Title search follows crawler.control.backlog: payload title for sync_manga rows, manga title otherwise.
     search_fields = ("id",)
     search_help_text = "Payload title (sync_manga), manga title, or job id."
     readonly_fields = [f.name for f in Job._meta.fields]

@@ -4,7 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
-    path("admin/crawler/", include("crawler.dashboard_urls")),
+    path("admin/crawler/", include("crawler.status.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/admin/crawler/", include("crawler.api.urls")),
     path("api/v1/", include("catalog.api.urls")),

@@ -10,11 +10,11 @@ from PIL import Image, ImageDraw, ImageFont
 
 from analysis.handlers import handle_analyze_page
 from crawler import queue
-from crawler.handlers import JobContext
-from crawler.payloads import AnalyzePage
 from crawler.queue import Lease
+from crawler.queue.payloads import AnalyzePage
 from crawler.status import StatusHandle
-from crawler.worker_roles import analyze_worker
+from crawler.workers.handlers import JobContext
+from crawler.workers.roles import analyze_worker
 
 
 def text_page(text: str = "CHAPTER 2 PAGE 3", size: tuple[int, int] = (800, 1200), fmt: str = "PNG") -> bytes:

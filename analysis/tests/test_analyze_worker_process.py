@@ -11,10 +11,10 @@ import pytest
 from analysis.models import PageAnalysis
 from catalog.models import Chapter, Page, Source
 from crawler import queue
-from crawler.handlers import CRAWL_HANDLERS, JobContext
-from crawler.metadata_pass import run_metadata_pass
 from crawler.models import Job, JobState
+from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.status import StatusHandle
+from crawler.workers.handlers import CRAWL_HANDLERS, JobContext
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 

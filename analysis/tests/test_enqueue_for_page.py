@@ -10,7 +10,7 @@ from analysis.service import EnqueueForPageOutcome, enqueue_for_page
 from analysis.tests.helpers import lease_one
 from crawler import queue
 from crawler.models import Job, JobState
-from crawler.payloads import AnalyzePage
+from crawler.queue.payloads import AnalyzePage
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

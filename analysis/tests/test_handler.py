@@ -18,7 +18,7 @@ from analysis.service import enqueue_for_page, should_skip
 from analysis.tests.helpers import job_context, lease_one, run_and_settle
 from crawler.errors import JobCancelled
 from crawler.models import Job, JobState
-from crawler.payloads import AnalyzePage
+from crawler.queue.payloads import AnalyzePage
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

@@ -9,9 +9,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from crawler import backlog
 from crawler.api import serializers as s
 from crawler.api.base import AdminAPIView
+from crawler.control import backlog
 
 
 def _page(queryset: QuerySet, page: int, page_size: int, serializer: Any) -> dict[str, Any]:

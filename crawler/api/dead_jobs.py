@@ -7,9 +7,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.generics import ListAPIView
 
 from catalog.api.pagination import Pagination
-from crawler import backlog
 from crawler.api import serializers as s
 from crawler.api.base import StaffOnly
+from crawler.control import backlog
 from crawler.models import Job
 
 

@@ -14,10 +14,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.models import Chapter, Manga, Page, Source
-from crawler import backlog, control
+from crawler import control
+from crawler.control import backlog
 from crawler.models import Job, JobState
-from crawler.payloads import KINDS
 from crawler.queue import RequeueScope
+from crawler.queue.payloads import KINDS
 
 # --- inputs --------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from crawler.api.base import AdminAPIView
-from crawler.status_compose import compose_status
+from crawler.status.compose import compose_status
 
 
 class StatusView(AdminAPIView):

@@ -12,7 +12,7 @@ from crawler.sources.html import HtmlSource
 
 if TYPE_CHECKING:
     from catalog.models import Source as SourceRow
-    from crawler.browser import BrowserManager
+    from crawler.sources.browser import BrowserManager
 
 
 def get_source(source_row: SourceRow, *, browser: BrowserManager | None = None) -> Source:

@@ -20,7 +20,7 @@ from crawler.sources.hosts import HostGuard
 from crawler.sources.http import FetchedPage, HttpImageStream, SourceCookies, SourceHttp, raise_for_status
 
 if TYPE_CHECKING:
-    from crawler.browser import BrowserManager
+    from crawler.sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
 

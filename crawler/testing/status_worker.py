@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     counter = _count_queries()
 
     from crawler.status import StatusHandle
-    from crawler.status_publish import StatusPublisher
+    from crawler.status.publish import StatusPublisher
 
     status = StatusHandle(worker_count=2)
     with StatusPublisher(status, role="crawl", kinds=["sync_chapter_content"]):

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from catalog.models import Chapter, Manga, MangaSource, Page, Source, Tag
 from crawler import queue
 from crawler.models import Job
-from crawler.payloads import AnalyzePage, Payload, SyncChapterContent, SyncManga
+from crawler.queue.payloads import AnalyzePage, Payload, SyncChapterContent, SyncManga
 
 _seq = itertools.count(1)
 

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from analysis.service import EnqueueForPageOutcome
 from crawler import runtime
 from crawler.models import AuditEvent, Job, JobState
-from crawler.payloads import AnalyzePage
+from crawler.queue.payloads import AnalyzePage
 from crawler.tests import api_factories as f
 
 BASE = "/api/v1/admin/crawler/"

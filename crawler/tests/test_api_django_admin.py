@@ -12,7 +12,7 @@ from django.test import Client
 from analysis.service import EnqueueForPageOutcome
 from catalog.models import Chapter
 from crawler.models import AuditEvent, Job, JobState
-from crawler.payloads import AnalyzePage, MetadataPass
+from crawler.queue.payloads import AnalyzePage, MetadataPass
 from crawler.tests import api_factories as f
 
 ORIGIN = {"HTTP_ORIGIN": "http://testserver"}

@@ -10,9 +10,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from catalog.models import Manga
-from crawler import backlog
+from crawler.control import backlog
 from crawler.models import Job
-from crawler.payloads import MetadataPass, SyncChapterContent, SyncChapterList, SyncManga
+from crawler.queue.payloads import MetadataPass, SyncChapterContent, SyncChapterList, SyncManga
 from crawler.tests import api_factories as f
 
 BASE = "/api/v1/admin/crawler/"

@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from crawler.models import AuditEvent, Job, JobState
-from crawler.payloads import SyncChapterContent
+from crawler.queue.payloads import SyncChapterContent
 from crawler.tests import api_factories as f
 
 URL = "/api/v1/admin/crawler/requeue/"

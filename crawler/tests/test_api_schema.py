@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 
 from catalog.models import Chapter
-from crawler.payloads import AnalyzePage
+from crawler.queue.payloads import AnalyzePage
 from crawler.tests import api_factories as f
 
 

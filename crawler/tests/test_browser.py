@@ -8,9 +8,9 @@ import pytest
 
 from catalog.models import Source
 from crawler import runtime
-from crawler.browser import BrowserManager
 from crawler.errors import FetchRefused, NotFound, SessionExpired, SourceUnavailable
 from crawler.sources import get_source
+from crawler.sources.browser import BrowserManager
 from crawler.sources.demo import demo_settings
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

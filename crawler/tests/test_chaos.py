@@ -21,7 +21,7 @@ from django.db.models import Count
 from catalog.models import Chapter, Manga, Page, Source
 from crawler import queue
 from crawler.models import Job, JobState
-from crawler.payloads import MetadataPass
+from crawler.queue.payloads import MetadataPass
 from crawler.tests.worker_processes import wait_until, worker_pool
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]

@@ -4,7 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from crawler.circuit import (
+from crawler.errors import CrawlerError, ImageRejected, NotFound, SessionExpired, SourceUnavailable
+from crawler.workers.circuit import (
     CircuitState,
     JobTimedOut,
     after_failure,
@@ -13,7 +14,6 @@ from crawler.circuit import (
     is_open,
     open_until,
 )
-from crawler.errors import CrawlerError, ImageRejected, NotFound, SessionExpired, SourceUnavailable
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 COOLDOWN = timedelta(seconds=120)

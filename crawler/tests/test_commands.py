@@ -13,7 +13,7 @@ from catalog.models import Manga
 from conftest import REPO_ROOT
 from crawler import queue
 from crawler.models import Job, JobState
-from crawler.payloads import AnalyzePage, MetadataPass, Reconcile, SyncChapterContent, SyncManga
+from crawler.queue.payloads import AnalyzePage, MetadataPass, Reconcile, SyncChapterContent, SyncManga
 
 
 def run(*args: str) -> str:

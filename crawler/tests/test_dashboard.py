@@ -16,8 +16,8 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from catalog.models import Manga, Source
 from crawler import runtime
 from crawler.models import Job, JobState
-from crawler.payloads import SyncManga
 from crawler.queue import enqueue
+from crawler.queue.payloads import SyncManga
 
 DASHBOARD = "/admin/crawler/"
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"

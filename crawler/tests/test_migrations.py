@@ -9,7 +9,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from crawler import queue
-from crawler.payloads import AnalyzePage
+from crawler.queue.payloads import AnalyzePage
 
 BEFORE = [("crawler", "0001_initial")]
 AFTER = [("crawler", "0002_inflight_dedup")]

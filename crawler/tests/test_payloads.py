@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 
-from crawler.payloads import (
+from crawler.queue.payloads import (
     KINDS,
     AnalyzePage,
     MetadataPass,

@@ -7,7 +7,7 @@ import pytest
 
 from catalog.models import Chapter, Manga, Source
 from crawler.models import Job
-from crawler.pipeline import enqueue_chapter_content, sync_chapters
+from crawler.passes.pipeline import enqueue_chapter_content, sync_chapters
 from crawler.queue import lease
 from crawler.sources.base import SourceChapter
 

@@ -13,19 +13,19 @@ import pytest
 from django.core.files.storage import default_storage
 
 from catalog.models import Chapter, Page, Source
-from crawler.chapter_download import download_chapter, page_directory
-from crawler.handlers import CRAWL_HANDLERS, JobContext
-from crawler.payloads import SyncManga
+from crawler.passes.chapter_download import download_chapter, page_directory
 from crawler.queue import enqueue, lease
+from crawler.queue.payloads import SyncManga
 from crawler.sources import get_source
 from crawler.status import StatusHandle
+from crawler.workers.handlers import CRAWL_HANDLERS, JobContext
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.process]
 
 CHILD = """
 import threading
 from catalog.models import Chapter
-from crawler.chapter_download import download_chapter
+from crawler.passes.chapter_download import download_chapter
 from crawler.sources import get_source
 from crawler.status import StatusHandle
 chapter = Chapter.objects.select_related("manga", "source").get(id="{chapter_id}")

@@ -13,13 +13,13 @@ from django.core.files.storage import default_storage
 from PIL import Image
 
 from catalog.models import Chapter, Manga, MangaSource, Page
-from crawler.chapter_download import page_directory
 from crawler.errors import CrawlerError, ImageRejected, JobCancelled, SessionExpired
-from crawler.handlers import CRAWL_HANDLERS, JobContext
 from crawler.models import Job
-from crawler.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
+from crawler.passes.chapter_download import page_directory
 from crawler.queue import enqueue, lease
+from crawler.queue.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
 from crawler.status import StatusHandle
+from crawler.workers.handlers import CRAWL_HANDLERS, JobContext
 
 pytestmark = pytest.mark.django_db
 

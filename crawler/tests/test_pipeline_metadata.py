@@ -4,7 +4,7 @@ import pytest
 
 from catalog.models import Manga, MangaSource, Source
 from crawler.errors import CrawlerError
-from crawler.pipeline import MetadataOutcome, upsert_metadata
+from crawler.passes.pipeline import MetadataOutcome, upsert_metadata
 from crawler.sources.base import MangaDetail, MangaMetadata, SourceMangaRef
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]

@@ -9,7 +9,7 @@ from django.db import connection
 
 from crawler import queue
 from crawler.models import Job
-from crawler.payloads import SyncChapterContent
+from crawler.queue.payloads import SyncChapterContent
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from crawler import queue
 from crawler.models import Job, JobState
-from crawler.payloads import AnalyzePage, SyncChapterContent
+from crawler.queue.payloads import AnalyzePage, SyncChapterContent
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from crawler import queue
 from crawler.models import Job, JobState
-from crawler.payloads import AnalyzePage, MetadataPass, Reconcile, SyncChapterContent, SyncManga
+from crawler.queue.payloads import AnalyzePage, MetadataPass, Reconcile, SyncChapterContent, SyncManga
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

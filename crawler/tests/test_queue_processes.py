@@ -13,7 +13,7 @@ from django.db import connection
 
 from crawler import queue
 from crawler.models import Job, JobState
-from crawler.payloads import AnalyzePage
+from crawler.queue.payloads import AnalyzePage
 
 CHILD = os.path.join(os.path.dirname(__file__), "queue_race_child.py")
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from catalog.models import Chapter, Manga, Page, Source
 from crawler import queue
 from crawler.models import Job, JobState
-from crawler.payloads import AnalyzePage, SyncChapterContent, SyncChapterList, SyncManga
+from crawler.queue.payloads import AnalyzePage, SyncChapterContent, SyncChapterList, SyncManga
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

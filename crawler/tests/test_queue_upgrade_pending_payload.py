@@ -9,7 +9,7 @@ import pytest
 
 from crawler import queue
 from crawler.models import Job
-from crawler.payloads import AnalyzePage
+from crawler.queue.payloads import AnalyzePage
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

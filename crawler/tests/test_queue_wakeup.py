@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from crawler import queue
-from crawler.payloads import AnalyzePage, SyncManga
+from crawler.queue.payloads import AnalyzePage, SyncManga
 
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY needs PostgreSQL")
 on_sqlite = pytest.mark.skipif(connection.vendor != "sqlite", reason="the polling fallback is SQLite's mode")

@@ -8,12 +8,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from catalog.models import Manga, MangaSource, Source
-from crawler import reconcile
 from crawler.errors import JobCancelled
 from crawler.models import Job
-from crawler.payloads import SyncManga
+from crawler.passes import reconcile
+from crawler.passes.reconcile import run_reconcile
 from crawler.queue import ack_failed, enqueue, lease
-from crawler.reconcile import run_reconcile
+from crawler.queue.payloads import SyncManga
 from crawler.sources.base import SourceMangaRef
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]

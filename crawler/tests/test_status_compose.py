@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from crawler import queue, runtime
 from crawler.models import WorkerStatus
-from crawler.payloads import KINDS, MetadataPass, SyncChapterContent
+from crawler.queue.payloads import KINDS, MetadataPass, SyncChapterContent
 from crawler.status import fetching_metadata, idle, reconciling, walking_list
-from crawler.status_compose import GONE_AFTER, compose_status, most_interesting_phase, queue_counts
+from crawler.status.compose import GONE_AFTER, compose_status, most_interesting_phase, queue_counts
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

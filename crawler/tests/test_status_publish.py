@@ -10,7 +10,7 @@ import pytest
 
 from crawler.models import WorkerStatus
 from crawler.status import StatusHandle, fetching_metadata
-from crawler.status_publish import StatusPublisher
+from crawler.status.publish import StatusPublisher
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

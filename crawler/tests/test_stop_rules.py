@@ -4,8 +4,8 @@ import inspect
 
 import pytest
 
-from crawler.metadata_pass import should_abort_pass, should_mark_clean_exit, should_stop
-from crawler.pipeline import MetadataOutcome
+from crawler.passes.metadata_pass import should_abort_pass, should_mark_clean_exit, should_stop
+from crawler.passes.pipeline import MetadataOutcome
 
 pytestmark = pytest.mark.sqlite_ok
 

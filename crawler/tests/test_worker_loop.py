@@ -19,8 +19,8 @@ from django.utils import timezone
 from crawler import queue, runtime
 from crawler.errors import CrawlerError, JobCancelled, NotFound, SessionExpired, SourceUnavailable
 from crawler.models import Job, JobState
-from crawler.payloads import SyncChapterContent
-from crawler.worker import Periodic, Worker, WorkerConfig
+from crawler.queue.payloads import SyncChapterContent
+from crawler.workers.loop import Periodic, Worker, WorkerConfig
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_ok]
 

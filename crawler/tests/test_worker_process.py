@@ -15,10 +15,10 @@ from django.utils import timezone
 
 from catalog.models import Chapter, Page
 from crawler import queue, runtime
-from crawler.metadata_pass import run_metadata_pass
 from crawler.models import Job, JobState, WorkerStatus
+from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.status import StatusHandle
-from crawler.status_compose import GONE_AFTER, compose_status
+from crawler.status.compose import GONE_AFTER, compose_status
 from crawler.tests.worker_processes import stored_files, wait_until, worker_pool
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]

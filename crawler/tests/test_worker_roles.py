@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from catalog.models import Source
 from crawler.models import Job, JobState
-from crawler.payloads import MetadataPass
-from crawler.worker_roles import analyze_worker, crawl_worker, enqueue_due_metadata_passes, metadata_pass_due
+from crawler.queue.payloads import MetadataPass
+from crawler.workers.roles import analyze_worker, crawl_worker, enqueue_due_metadata_passes, metadata_pass_due
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)

@@ -34,7 +34,7 @@ def target_sources(source_ids: list[str] | None) -> list[Source]:
 @contextmanager
 def shared_browser() -> Iterator[Any]:
     """One browser manager for the command's passes (it only launches Chromium when a source needs it)."""
-    from crawler.browser import BrowserManager
+    from crawler.sources.browser import BrowserManager
 
     browser = BrowserManager()
     try:
@@ -60,7 +60,7 @@ def run_metadata_pass_with_progress(
     row: Source, *, console: Console, browser: Any, limit: int | None = None, cancel: threading.Event | None = None
 ) -> Any:
     """One metadata pass; the bar follows the pass's own `fetching_metadata{index,total}` phase."""
-    from crawler.metadata_pass import run_metadata_pass
+    from crawler.passes.metadata_pass import run_metadata_pass
 
     status = StatusHandle()
     with progress_display(console) as progress:
@@ -80,7 +80,7 @@ def run_metadata_pass_with_progress(
 
 
 def run_reconcile_with_progress(row: Source, *, console: Console, browser: Any) -> Any:
-    from crawler.reconcile import run_reconcile
+    from crawler.passes.reconcile import run_reconcile
     from crawler.sources import get_source
 
     source = get_source(row, browser=browser)

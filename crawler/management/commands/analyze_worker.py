@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand
 
 from crawler.management.commands._worker_options import add_loop_options, positive_int
-from crawler.worker_roles import analyze_worker
+from crawler.workers.roles import analyze_worker
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand
 
 from crawler.management.commands._worker_options import add_loop_options, positive_int
-from crawler.worker_roles import crawl_worker
+from crawler.workers.roles import crawl_worker
 
 
 class Command(BaseCommand):

@@ -148,14 +148,14 @@ def start_site(mangas: int):
 
 def drain_with_progress(console: Console, *, analysis: bool) -> None:
     """Run the crawl queue dry with a crawl worker, then the analysis queue, with progress bars."""
-    from crawler.worker_roles import crawl_worker
+    from crawler.workers.roles import crawl_worker
 
     with progress_display(console) as progress:
         chapters = progress.add_task("chapters", total=None, detail="")
         run_in_background(crawl_worker(schedule=False), lambda: update_chapters(progress, chapters))
         if analysis:
             try:
-                from crawler.worker_roles import analyze_worker
+                from crawler.workers.roles import analyze_worker
 
                 worker = analyze_worker(concurrency=settings.CRAWLER_WORKERS)
             except ImportError:
@@ -239,7 +239,7 @@ def serve(addr: str, port: int) -> None:
     The worker makes the dashboard's controls (run a pass, reconcile,
     requeue) do real work while the demo runs.
     """
-    from crawler.worker_roles import crawl_worker
+    from crawler.workers.roles import crawl_worker
 
     worker = crawl_worker(schedule=False)
     thread = threading.Thread(

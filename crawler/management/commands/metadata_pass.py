@@ -3,7 +3,7 @@
 from crawler.errors import CrawlerError
 from crawler.management.commands._passes import PassCommand, run_metadata_pass_with_progress
 from crawler.management.commands._worker_options import positive_int
-from crawler.payloads import MetadataPass
+from crawler.queue.payloads import MetadataPass
 
 
 class Command(PassCommand):

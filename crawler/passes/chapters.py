@@ -20,8 +20,8 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from catalog.models import Chapter, Manga, Source
-from crawler.payloads import SyncChapterContent
 from crawler.queue import enqueue_many
+from crawler.queue.payloads import SyncChapterContent
 from crawler.sources.base import SourceChapter
 
 logger = logging.getLogger(__name__)

@@ -28,8 +28,8 @@ from django.db import connection
 from catalog.models import MangaSource, Source
 from crawler.errors import JobCancelled
 from crawler.models import Job, JobState
-from crawler.payloads import SyncManga
 from crawler.queue import enqueue_many
+from crawler.queue.payloads import SyncManga
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
 

@@ -35,7 +35,7 @@ from django.db.models.functions import Concat, Greatest, Now
 from django.utils import timezone
 
 from crawler.models import IN_FLIGHT_STATES, Job, JobState
-from crawler.payloads import Payload, PayloadError, decode
+from crawler.queue.payloads import Payload, PayloadError, decode
 from crawler.signals import listen_connection
 
 logger = logging.getLogger(__name__)

@@ -24,9 +24,10 @@ from django.views.decorators.debug import sensitive_variables
 from analysis.service import EnqueueForPageOutcome, enqueue_for_page
 from catalog.bookmarks import not_downloaded
 from catalog.models import Chapter, Page, Source
-from crawler import audit, queue, runtime
-from crawler.payloads import MetadataPass, Reconcile
-from crawler.pipeline import enqueue_chapter_content
+from crawler import queue, runtime
+from crawler.control import audit
+from crawler.passes.pipeline import enqueue_chapter_content
+from crawler.queue.payloads import MetadataPass, Reconcile
 
 logger = logging.getLogger(__name__)
 

@@ -24,14 +24,14 @@ from catalog.models import Manga, Source
 from crawler import runtime
 from crawler import status as phases
 from crawler.errors import JobCancelled, SessionExpired
-from crawler.pipeline import CoverOutcome, MangaOutcome, MetadataOutcome, fetch_cover, process_manga_ref
+from crawler.passes.pipeline import CoverOutcome, MangaOutcome, MetadataOutcome, fetch_cover, process_manga_ref
 from crawler.sources import get_source
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
 from crawler.status import StatusHandle
 
 if TYPE_CHECKING:
-    from crawler.browser import BrowserManager
+    from crawler.sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The two worker roles built on `crawler.worker`: which kinds each leases and what else it does.
+"""The two worker roles built on `crawler.workers.loop`: which kinds each leases and what else it does.
 
 - crawl: chapter downloads, manga/chapter-list syncs, metadata and reconcile
   passes, `CRAWLER_WORKERS` at once on one shared browser; schedules the
@@ -19,9 +19,9 @@ from django.utils.dateparse import parse_datetime
 
 from crawler import queue, runtime
 from crawler import status as phases
-from crawler.payloads import MetadataPass
+from crawler.queue.payloads import MetadataPass
 from crawler.status import StatusHandle
-from crawler.worker import Periodic, Worker, WorkerConfig
+from crawler.workers.loop import Periodic, Worker, WorkerConfig
 
 logger = logging.getLogger(__name__)
 
@@ -76,14 +76,14 @@ def reap_done_jobs() -> None:
 
 
 def _browser_manager() -> Any:
-    from crawler.browser import BrowserManager
+    from crawler.sources.browser import BrowserManager
 
     return BrowserManager()
 
 
 def crawl_worker(*, concurrency: int | None = None, schedule: bool = True, **overrides: Any) -> Worker:
     """The crawl worker. `schedule=False` leaves the periodic metadata pass to someone else (tests, the demo)."""
-    from crawler.handlers import CRAWL_HANDLERS
+    from crawler.workers.handlers import CRAWL_HANDLERS
 
     concurrency = concurrency or settings.CRAWLER_WORKERS
     status = StatusHandle(concurrency)

@@ -2,8 +2,8 @@
 
 The metadata pass and the `sync_manga` job both call `process_manga_ref`, so
 the two paths stay in lockstep (one pipeline, several callers). The chapter
-steps live in `crawler.chapters` (list sync, content enqueue) and
-`crawler.chapter_download` (page download); they are re-exported here because
+steps live in `crawler.passes.chapters` (list sync, content enqueue) and
+`crawler.passes.chapter_download` (page download); they are re-exported here because
 callers think of them as pipeline stages.
 """
 
@@ -22,9 +22,9 @@ from django.db import IntegrityError, models, transaction
 
 from catalog.models import Manga, MangaSource, Source, Tag
 from catalog.storage import delete_stored, store_image_stream
-from crawler.chapter_download import download_chapter
-from crawler.chapters import ChapterSyncResult, enqueue_chapter_content, sync_chapters
 from crawler.errors import CrawlerError, SessionExpired
+from crawler.passes.chapter_download import download_chapter
+from crawler.passes.chapters import ChapterSyncResult, enqueue_chapter_content, sync_chapters
 from crawler.sources.base import MangaDetail, MangaMetadata, SourceMangaRef
 from crawler.sources.base import Source as SourceAdapter
 from crawler.status import StatusHandle

@@ -80,7 +80,7 @@ class TtlMemo:
 
 def default_compose(clock: Callable[[], float] = time.monotonic) -> Compose:
     """The one-shot status's compose function, with its queue counts memoised for this broadcaster."""
-    from crawler import status_compose
+    from crawler.status import compose as status_compose
 
     counts = TtlMemo(status_compose.queue_counts, COUNTS_TTL_SECS, clock)
     return lambda: status_compose.compose_status(counts=counts())

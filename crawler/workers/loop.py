@@ -18,7 +18,7 @@ its lease generation:
 - the worker is stopping (SIGTERM/SIGINT) -> cancel event set and `release`,
   so shutdown never costs an attempt.
 
-Outage-shaped failures feed a circuit breaker (`crawler.circuit`) that pauses
+Outage-shaped failures feed a circuit breaker (`crawler.workers.circuit`) that pauses
 leasing for a cool-down instead of burning every queued job's attempts.
 
 `step()` does one unit of work and says whether it leased anything, so tests
@@ -45,11 +45,12 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from crawler import circuit, queue, runtime
+from crawler import queue, runtime
 from crawler.errors import JobCancelled, SessionExpired
 from crawler.queue import Lease
 from crawler.status import StatusHandle
-from crawler.status_publish import StatusPublisher
+from crawler.status.publish import StatusPublisher
+from crawler.workers import circuit
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class WorkerConfig:
     # Builds the shared browser on first use; None for workers that never need one.
     browser_factory: Callable[[], Any] | None = None
     periodic: Sequence[Periodic] = ()
-    # Builds the handler's context; defaults to `crawler.handlers.JobContext`.
+    # Builds the handler's context; defaults to `crawler.workers.handlers.JobContext`.
     context_factory: ContextFactory | None = None
 
     @property
@@ -272,7 +273,7 @@ class Worker:
     def _context(self, lease: Lease, cancel: threading.Event) -> Any:
         factory = self.config.context_factory
         if factory is None:
-            from crawler.handlers import JobContext
+            from crawler.workers.handlers import JobContext
 
             factory = JobContext
         return factory(lease=lease, status=self.status, cancel=cancel, browser=self.shared_browser())

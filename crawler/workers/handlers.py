@@ -1,7 +1,7 @@
 """Crawl job handlers: decode the payload's rows, open the source, call the pipeline.
 
-Each handler is thin on purpose: the work lives in `crawler.pipeline`,
-`crawler.metadata_pass` and `crawler.reconcile`, which the tests and the demo
+Each handler is thin on purpose: the work lives in `crawler.passes.pipeline`,
+`crawler.passes.metadata_pass` and `crawler.passes.reconcile`, which the tests and the demo
 call directly. The worker loop acks a handler's return as done, an exception
 as a failed attempt, and releases the lease on `SessionExpired` (the login
 wall is not the job's fault).
@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING, Any
 from catalog.models import Chapter, Manga, MangaSource, Source
 from crawler import status as phases
 from crawler.errors import CrawlerError, SourceConfigError
-from crawler.metadata_pass import run_metadata_pass
-from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
-from crawler.pipeline import download_chapter, process_manga_ref, sync_chapters
+from crawler.passes.metadata_pass import run_metadata_pass
+from crawler.passes.pipeline import download_chapter, process_manga_ref, sync_chapters
+from crawler.passes.reconcile import run_reconcile
 from crawler.queue import Lease
-from crawler.reconcile import run_reconcile
+from crawler.queue.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
 from crawler.sources import get_source
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
 from crawler.status import StatusHandle
 
 if TYPE_CHECKING:
-    from crawler.browser import BrowserManager
+    from crawler.sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from crawler import runtime
 from crawler.models import Job, JobState, WorkerStatus
-from crawler.payloads import KINDS
-from crawler.status_publish import HEARTBEAT_SECS
+from crawler.queue.payloads import KINDS
+from crawler.status.publish import HEARTBEAT_SECS
 
 # A worker that missed three heartbeats is gone (killed, host down, hung).
 GONE_AFTER = timedelta(seconds=3 * HEARTBEAT_SECS)

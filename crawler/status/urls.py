@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from crawler.dashboard_views import dashboard
+from crawler.status.views import dashboard
 
 urlpatterns = [
     path("", dashboard, name="crawler-dashboard"),
