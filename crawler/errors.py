@@ -1,4 +1,8 @@
-"""Errors the crawl pipeline raises and the worker loop tells apart."""
+"""Errors the crawl pipeline raises and the worker loop tells apart (see `crawler.workers.outcomes`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
 
 
 class CrawlerError(Exception):
@@ -15,11 +19,33 @@ class SourceUnavailable(CrawlerError):
     """The source could not be reached (connection refused, 5xx): counts toward the circuit breaker."""
 
 
+class PermanentError(CrawlerError):
+    """A deterministic failure: running the job again cannot succeed until someone changes something.
+
+    Dead-lettered at once with its message as the reason, never retried like an
+    outage: a configuration error, a required selector matching nothing, an
+    off-host URL refused, a 404/410 on a detail or chapter page.
+    """
+
+
+class RetryLater(CrawlerError):
+    """The source asked us to come back later (429/503 with Retry-After).
+
+    The job is rescheduled at `until` without burning an attempt; the queue
+    bounds how often that may happen to one job, so a source that always says
+    "later" still ends in dead-letter with a clear reason.
+    """
+
+    def __init__(self, message: str, *, until: datetime) -> None:
+        super().__init__(message)
+        self.until = until
+
+
 class NotFound(CrawlerError):
     """The source says the item does not exist (404)."""
 
 
-class FetchRefused(CrawlerError):
+class FetchRefused(PermanentError):
     """A URL points outside the source's own hosts and configured image hosts (SSRF guard)."""
 
 
@@ -27,7 +53,7 @@ class ImageRejected(CrawlerError):
     """Downloaded bytes are not an acceptable image: wrong type, over the byte cap, cut short."""
 
 
-class SourceConfigError(CrawlerError):
+class SourceConfigError(PermanentError):
     """A Source row's adapter settings are missing or malformed."""
 
 

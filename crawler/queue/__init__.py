@@ -508,6 +508,40 @@ def ack_failed(lease_: Lease, error: str) -> bool:
     return updated == 1
 
 
+def ack_dead(lease_: Lease, error: str) -> bool:
+    """Dead-letter now, whatever the attempt count: the failure is deterministic (`PermanentError`)."""
+    updated = _guarded(lease_.id, lease_.lease_generation).update(
+        state=JobState.DEAD, last_error=error, leased_until=None, updated_at=Now()
+    )
+    if not updated:
+        _warn_stale("ack_dead", lease_)
+    return updated == 1
+
+
+def defer(lease_: Lease, until: datetime, reason: str) -> bool:
+    """Back to pending at `until` without burning an attempt (the source said Retry-After).
+
+    Bounded by CRAWLER_MAX_DEFERRALS: past it the job is dead-lettered with a
+    reason saying so, so a source that always answers "later" cannot keep a
+    job alive forever.
+    """
+    limit = settings.CRAWLER_MAX_DEFERRALS
+    guarded = _guarded(lease_.id, lease_.lease_generation)
+    updated = guarded.filter(deferrals__lt=limit).update(
+        **_REFUND, deferrals=F("deferrals") + 1, last_error=reason, scheduled_at=until, updated_at=Now()
+    )
+    if not updated:
+        updated = guarded.update(
+            state=JobState.DEAD,
+            last_error=f"deferred {limit} times (CRAWLER_MAX_DEFERRALS); last: {reason}",
+            leased_until=None,
+            updated_at=Now(),
+        )
+    if not updated:
+        _warn_stale("defer", lease_)
+    return updated == 1
+
+
 _REFUND = {
     "state": JobState.PENDING,
     "leased_until": None,
@@ -639,6 +673,7 @@ def _revive(job_id: uuid.UUID) -> int:
                 .update(
                     state=JobState.PENDING,
                     attempts=0,
+                    deferrals=0,
                     leased_until=None,
                     scheduled_at=Now(),
                     lease_generation=F("lease_generation") + 1,

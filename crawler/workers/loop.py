@@ -46,11 +46,12 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from crawler import queue, runtime
-from crawler.errors import JobCancelled, SessionExpired
+from crawler.errors import RetryLater
 from crawler.queue import Lease
 from crawler.status import StatusHandle
 from crawler.status.publish import StatusPublisher
 from crawler.workers import circuit
+from crawler.workers.outcomes import Disposition, disposition
 
 logger = logging.getLogger(__name__)
 
@@ -311,13 +312,14 @@ class Worker:
             self.settle(job.lease, job.future.exception())
 
     def settle(self, lease: Lease, error: BaseException | None) -> None:
-        """Ack one finished job by what its handler did."""
-        if error is None:
+        """Ack one finished job by what its handler did (the table in `crawler.workers.outcomes`)."""
+        outcome = disposition(error)
+        if outcome is Disposition.DONE:
             queue.ack_done(lease)
             self.breaker = circuit.after_success(self.breaker)
             self._publish_circuit()
             logger.info("job done job=%s kind=%s", lease.id, lease.kind)
-        elif isinstance(error, SessionExpired):
+        elif outcome is Disposition.PAUSE:
             queue.release(lease)
             source_id = _source_id(lease)
             if source_id:
@@ -329,12 +331,24 @@ class Worker:
                 lease.kind,
                 source_id,
             )
-        elif isinstance(error, JobCancelled):
+        elif outcome is Disposition.RELEASE:
             # Cancelled by something other than this loop (which settles the
             # leases it cancels itself): give it back, it is not the job's fault.
             queue.release(lease)
             logger.info("job cancelled job=%s kind=%s: released", lease.id, lease.kind)
+        elif outcome is Disposition.DEFER:
+            assert isinstance(error, RetryLater)
+            queue.defer(lease, error.until, f"{type(error).__name__}: {error}")
+            logger.info(
+                "job deferred job=%s kind=%s until=%s: %s", lease.id, lease.kind, error.until.isoformat(), error
+            )
+        elif outcome is Disposition.DEAD:
+            assert error is not None
+            message = f"{type(error).__name__}: {error}"
+            queue.ack_dead(lease, message)
+            logger.warning("job dead job=%s kind=%s (permanent, not retried) error=%s", lease.id, lease.kind, message)
         else:
+            assert error is not None
             self.fail(lease, error, f"{type(error).__name__}: {error}")
 
     def fail(self, lease: Lease, error: BaseException, message: str) -> None:

@@ -1,0 +1,44 @@
+"""What the worker loop does with a finished job: a pure decision over the handler's outcome.
+
+One table instead of an if-chain spread through the loop, so every kind of
+failure is settled the same way by every loop and is tested without one:
+
+| handler outcome                  | disposition | queue call                       |
+|----------------------------------|-------------|----------------------------------|
+| returned                         | DONE        | `ack_done` (batched)             |
+| `SessionExpired` (login wall)    | PAUSE       | `release`, flag and pause source |
+| `JobCancelled` (not by the loop) | RELEASE     | `release`                        |
+| `RetryLater` (Retry-After)       | DEFER       | `defer` until the given time     |
+| `PermanentError` (deterministic) | DEAD        | `ack_dead` with the reason       |
+| anything else                    | RETRY       | `ack_failed` (backoff, or dead)  |
+"""
+
+from __future__ import annotations
+
+import enum
+
+from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired
+
+
+class Disposition(enum.Enum):
+    DONE = "done"
+    PAUSE = "pause"
+    RELEASE = "release"
+    DEFER = "defer"
+    DEAD = "dead"
+    RETRY = "retry"
+
+
+def disposition(error: BaseException | None) -> Disposition:
+    """How to settle a job whose handler finished with `error` (None: it returned)."""
+    if error is None:
+        return Disposition.DONE
+    if isinstance(error, SessionExpired):
+        return Disposition.PAUSE
+    if isinstance(error, JobCancelled):
+        return Disposition.RELEASE
+    if isinstance(error, RetryLater):
+        return Disposition.DEFER
+    if isinstance(error, PermanentError):
+        return Disposition.DEAD
+    return Disposition.RETRY
