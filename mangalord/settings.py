@@ -77,6 +77,8 @@ INSTALLED_APPS = [
     "catalog",
     "crawler",
     "analysis",
+    # Last: the project's own commands (`demo`) sit on top of every app.
+    "mangalord",
 ]
 
 MIDDLEWARE = [

@@ -36,10 +36,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.api import serializers as s
+from catalog.api.auth import API_AUTHENTICATION
 from catalog.api.pagination import Pagination
 from catalog.bookmarks import create_bookmark
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
-from crawler.api.permissions import API_AUTHENTICATION
 
 # Pages are immutable once stored, but a re-download may replace one: a day
 # of caching with the content hash as ETag keeps revalidation cheap.

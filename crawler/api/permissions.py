@@ -1,21 +1,18 @@
 """Who may call the admin crawler API: authenticated, active staff only.
 
-Token authentication comes first in `API_AUTHENTICATION` on purpose: DRF
-answers an unauthenticated request with 401 only when the first
-authentication class can name a `WWW-Authenticate` challenge, and
-SessionAuthentication cannot (it would turn every anonymous call into a
-misleading 403). Browsers still authenticate with their session cookie, and
-SessionAuthentication keeps enforcing Django's CSRF check for them.
+Authentication is the library API's (`catalog.api.auth.API_AUTHENTICATION`):
+token first so anonymous calls get 401, then the session with its CSRF check.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import BasePermission
 
-API_AUTHENTICATION = (TokenAuthentication, SessionAuthentication)
+from catalog.api.auth import API_AUTHENTICATION
+
+__all__ = ["API_AUTHENTICATION", "IsStaffOperator"]
 
 
 class IsStaffOperator(BasePermission):
