@@ -5,6 +5,7 @@ does not parse stops start-up with an error that names the variable, so a typo
 in a systemd unit fails loudly instead of running with a silent default.
 """
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,7 @@ INSTALLED_APPS = [
     "catalog",
     "crawler",
     "analysis",
+    "reader",
     # Last: the project's own commands (`demo`) sit on top of every app.
     "mangalord",
 ]
@@ -254,3 +256,13 @@ LOGGING = {
         "httpcore": {"level": "WARNING"},
     },
 }
+
+# --- Readers (OPDS, CBZ, web reader) -------------------------------------------
+# Language of a source's text when its settings have no "language" key (dc:language, ComicInfo LanguageISO).
+READER_DEFAULT_LANGUAGE = _read(
+    "READER_DEFAULT_LANGUAGE",
+    env.str,
+    "en",
+    lambda v: bool(re.match(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$", v)),
+    "must be a language code such as 'en' or 'pt-BR'",
+)

@@ -8,8 +8,11 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/admin/crawler/", include("crawler.api.urls")),
     path("api/v1/", include("catalog.api.urls")),
+    path("api/v1/", include("reader.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("opds/", include("reader.opds_urls")),
+    path("", include("reader.urls")),
 ]
 
 if settings.DEBUG:

@@ -1,0 +1,138 @@
+"""A chapter as a CBZ: ComicInfo.xml then its pages, STORED, streamed from storage.
+
+Nothing is built in memory: zipstream-ng yields the archive chunk by chunk
+and reads each page through `storage.open` only when its turn comes, so
+peak memory is one read block whatever the chapter weighs, on the local
+file system or an S3-compatible backend alike. Pages are already
+compressed images; deflating them again would cost CPU for nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from xml.etree import ElementTree as ET
+
+from django.core.files.storage import default_storage
+from zipstream import ZIP_STORED, ZipStream
+
+from catalog.models import Chapter, Manga, Page
+from reader.naming import chapter_label, chapter_title
+from reader.source_settings import language, reading_direction
+
+READ_BLOCK = 256 * 1024
+_EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/gif": "gif", "image/avif": "avif"}
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    width: int
+    height: int
+    size: int
+
+
+def comic_info(
+    *,
+    series: str,
+    number: Decimal,
+    title: str,
+    summary: str,
+    writers: list[str],
+    genres: list[str],
+    web: str,
+    language_iso: str,
+    right_to_left: bool,
+    pages: list[PageInfo],
+) -> bytes:
+    """ComicInfo.xml (schema v2.0). Element order is the schema's xs:sequence order; it is validated in tests.
+
+    v2.0 has no <Tags> element (it arrives in the v2.1 draft), so our tags go
+    to <Genre>, the v2.0 field Komga and Kavita read them from.
+    """
+    root = ET.Element(
+        "ComicInfo",
+        {"xmlns:xsi": "http://www.w3.org/2001/XMLSchema-instance", "xmlns:xsd": "http://www.w3.org/2001/XMLSchema"},
+    )
+
+    def add(name: str, value: str) -> None:
+        if value:
+            ET.SubElement(root, name).text = value
+
+    add("Title", title)
+    add("Series", series)
+    add("Number", chapter_label(number))
+    add("Summary", summary)
+    add("Writer", ", ".join(writers))
+    add("Genre", ", ".join(genres))
+    add("Web", web)
+    add("PageCount", str(len(pages)))
+    add("LanguageISO", language_iso)
+    add("Manga", "YesAndRightToLeft" if right_to_left else "Yes")
+    listing = ET.SubElement(root, "Pages")
+    for index, page in enumerate(pages):
+        attrs = {"Image": str(index), "ImageSize": str(page.size)}
+        if page.width and page.height:
+            attrs.update(ImageWidth=str(page.width), ImageHeight=str(page.height))
+        if index == 0:
+            attrs["Type"] = "FrontCover"
+        ET.SubElement(listing, "Page", attrs)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
+def _read_stored(name: str) -> Iterator[bytes]:
+    with default_storage.open(name, "rb") as handle:
+        while block := handle.read(READ_BLOCK):
+            yield block
+
+
+def page_name(index: int, total: int, content_type: str) -> str:
+    """0001.jpg ...: zero-padded to the page count's width (at least 4), so every reader sorts them right."""
+    return f"{index + 1:0{max(4, len(str(total)))}d}.{_EXTENSIONS.get(content_type, 'img')}"
+
+
+@dataclass(frozen=True)
+class ChapterArchive:
+    stream: ZipStream
+    filename_series: str
+    number: Decimal
+
+
+def chapter_pages(chapter: Chapter) -> list[Page]:
+    return list(
+        Page.objects.filter(chapter=chapter)
+        .order_by("index")
+        .only("image", "content_type", "width", "height", "bytes", "index")
+    )
+
+
+def chapter_comic_info(chapter: Chapter, manga: Manga, pages: list[Page]) -> bytes:
+    link = manga.sources.filter(source_id=chapter.source_id).only("url").first()
+    return comic_info(
+        series=manga.title,
+        number=chapter.number,
+        title=chapter_title(chapter.number, chapter.title),
+        summary=manga.description,
+        writers=list(manga.authors),
+        genres=[t.name for t in manga.tags.all()],
+        web=chapter.url or (link.url if link else ""),
+        language_iso=language(chapter.source),
+        right_to_left=reading_direction(chapter.source) == "rtl",
+        pages=[PageInfo(p.width, p.height, p.bytes) for p in pages],
+    )
+
+
+def chapter_zip(chapter: Chapter) -> ZipStream:
+    """The CBZ of `chapter` as a lazy ZipStream (sized when every page's byte count is known)."""
+    manga = chapter.manga
+    pages = chapter_pages(chapter)
+    sized = all(p.bytes > 0 for p in pages)
+    archive = ZipStream(compress_type=ZIP_STORED, sized=sized)
+    archive.add(chapter_comic_info(chapter, manga, pages), "ComicInfo.xml")
+    for index, page in enumerate(pages):
+        archive.add(
+            _read_stored(page.image.name),
+            page_name(index, len(pages), page.content_type),
+            size=page.bytes if sized else None,
+        )
+    return archive

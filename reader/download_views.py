@@ -1,0 +1,33 @@
+"""GET a chapter as CBZ: streamed, with a Content-Length when every page's size is known."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+
+from catalog.models import Chapter
+from reader.atom import CBZ_TYPE
+from reader.auth import reader_required
+from reader.cbz import chapter_zip
+from reader.http import get_or_head
+from reader.naming import cbz_filename
+
+
+@get_or_head
+@reader_required
+def chapter_cbz(request: HttpRequest, chapter_id: str) -> HttpResponse:
+    chapter = get_object_or_404(
+        Chapter.objects.select_related("manga", "source").prefetch_related("manga__tags"),
+        pk=chapter_id,
+        dropped_at__isnull=True,
+    )
+    archive = chapter_zip(chapter)
+    response = StreamingHttpResponse(archive, content_type=CBZ_TYPE)
+    if archive.sized:
+        response["Content-Length"] = str(len(archive))
+    name = cbz_filename(chapter.manga.title, chapter.number)
+    response["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(name, safe='')}"
+    response["Cache-Control"] = "private, no-cache"
+    return response

@@ -1,0 +1,62 @@
+"""Small HTTP helpers shared by the reader views: HEAD like GET, streamed files, paging."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.core.files.storage import default_storage
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.views.decorators.http import require_safe
+
+IMAGE_CACHE_CONTROL = "private, max-age=86400"
+
+
+def get_or_head(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Allow GET and HEAD only; a HEAD gets GET's status and headers and no body (some OPDS clients probe with HEAD)."""
+
+    @require_safe
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        if request.method == "HEAD":
+            if response.streaming:
+                # The original iterator (an open file, a lazy zip) stays among the
+                # response's closers and is released when the server closes it.
+                response.streaming_content = []
+            else:
+                length = len(response.content)
+                response.content = b""
+                response["Content-Length"] = str(length)
+        return response
+
+    return wrapper
+
+
+class BadParameter(ValueError):
+    pass
+
+
+def page_param(request: HttpRequest, name: str = "page") -> int:
+    raw = request.GET.get(name, "1")
+    if not raw.isdigit() or int(raw) < 1 or int(raw) > 100_000:
+        raise BadParameter(f"{name} must be a positive integer")
+    return int(raw)
+
+
+def bad_request(message: str) -> HttpResponse:
+    return HttpResponseBadRequest(message + "\n", content_type="text/plain; charset=utf-8")
+
+
+def stream_stored(name: str, content_type: str, etag: str = "") -> HttpResponse:
+    """A stored file, streamed from any storage backend (FileResponse reads it in blocks)."""
+    try:
+        handle = default_storage.open(name, "rb")
+    except (FileNotFoundError, OSError) as exc:
+        raise Http404("The stored file is missing.") from exc
+    response = FileResponse(handle, content_type=content_type)
+    if etag:
+        response["ETag"] = f'"{etag}"'
+    response["Cache-Control"] = IMAGE_CACHE_CONTROL
+    return response

@@ -1,0 +1,22 @@
+"""Read progress: how far each user got in each chapter."""
+
+from django.conf import settings
+from django.db import models
+
+from catalog.models import Chapter
+
+
+class ReadProgress(models.Model):
+    """One row per (user, chapter). `last_page` is 1-based: 0 means opened, nothing read yet."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="read_progress")
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="read_progress")
+    last_page = models.PositiveIntegerField(default=0)
+    completed = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "chapter"], name="read_progress_unique_user_chapter")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.chapter_id} p{self.last_page}"

@@ -1,0 +1,304 @@
+"""OPDS 1.2 catalog under /opds/: navigation feeds, a manga's acquisition feed, OpenSearch, PSE pages.
+
+Every view reads only (GET/HEAD), needs an active user by HTTP Basic or
+session (reader.auth), and pages its rows with typed first/previous/next
+links: KOReader ignores paging links without a `type`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils import timezone
+
+from catalog.models import Chapter, Manga, Page, Tag
+from reader import atom, library
+from reader.atom import Entry, Feed, Link
+from reader.auth import reader_required
+from reader.http import BadParameter, bad_request, get_or_head, page_param
+from reader.images import needs_downscale, parse_width
+from reader.naming import chapter_title
+from reader.page_images import cover_thumbnail_response, page_response
+from reader.progress import progress_by_chapter, readable_chapters, record_page_read
+from reader.source_settings import language
+
+FEED_CACHE_CONTROL = "private, no-cache"
+
+
+def _xml(body: bytes, content_type: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=f"{content_type};charset=utf-8")
+    response["Cache-Control"] = FEED_CACHE_CONTROL
+    return response
+
+
+def opds_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """GET/HEAD, an active reader, and a 400 naming the parameter for bad paging/size input."""
+
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except BadParameter as exc:
+            return bad_request(str(exc))
+
+    wrapper.__name__ = view.__name__
+    wrapper.__doc__ = view.__doc__
+    return get_or_head(reader_required(wrapper))
+
+
+def _abs(request: HttpRequest, name: str, *args: Any, query: dict[str, Any] | None = None) -> str:
+    url = request.build_absolute_uri(reverse(f"opds:{name}", args=args))
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+def _standard_links(request: HttpRequest, kind: str, self_url: str) -> list[Link]:
+    return [
+        Link(self_url, "self", kind),
+        Link(_abs(request, "root"), "start", atom.NAVIGATION),
+        Link(_abs(request, "opensearch"), "search", atom.OPENSEARCH_TYPE, "Search"),
+    ]
+
+
+def _paging_links(request: HttpRequest, page: library.Paged[Any], kind: str, extra: dict[str, str]) -> list[Link]:
+    base = request.build_absolute_uri(request.path)
+
+    def at(n: int) -> str:
+        return f"{base}?{urlencode({**extra, 'page': n})}"
+
+    links = [Link(at(1), "first", kind, "First page")]
+    if page.has_previous:
+        links.append(Link(at(page.page - 1), "previous", kind, "Previous page"))
+    if page.has_next:
+        links.append(Link(at(page.page + 1), "next", kind, "Next page"))
+    return links
+
+
+def _cover_links(request: HttpRequest, manga: Manga) -> list[Link]:
+    if not manga.cover:
+        return []
+    mime = "image/jpeg" if manga.cover.name.lower().endswith((".jpg", ".jpeg")) else "image/png"
+    cover = request.build_absolute_uri(reverse("catalog-api:manga-cover", args=[manga.id]))
+    return [Link(cover, atom.REL_IMAGE, mime), Link(_abs(request, "thumbnail", manga.id), atom.REL_THUMBNAIL, mime)]
+
+
+def _manga_entry(request: HttpRequest, manga: Manga, note: str = "") -> Entry:
+    content = note or manga.description[:300]
+    return Entry(
+        id=f"urn:uuid:{manga.id}",
+        title=manga.title,
+        updated=manga.latest_chapter_at or manga.updated_at,
+        links=[Link(_abs(request, "manga", manga.id), "subsection", atom.ACQUISITION), *_cover_links(request, manga)],
+        content=content or manga.title,
+    )
+
+
+def _manga_list_feed(
+    request: HttpRequest,
+    *,
+    feed_id: str,
+    title: str,
+    rows: Any,
+    extra: dict[str, str] | None = None,
+    note: Callable[[Manga], str] = lambda m: "",
+) -> HttpResponse:
+    page = library.paged(rows, page_param(request))
+    self_url = request.build_absolute_uri()
+    feed = Feed(
+        id=feed_id,
+        title=title,
+        updated=atom.newest((m.latest_chapter_at or m.updated_at for m in page.rows), timezone.now()),
+        links=[
+            *_standard_links(request, atom.NAVIGATION, self_url),
+            *_paging_links(request, page, atom.NAVIGATION, extra or {}),
+        ],
+        entries=[_manga_entry(request, m, note(m)) for m in page.rows],
+    )
+    return _xml(atom.render_feed(feed), atom.NAVIGATION)
+
+
+def _nav_entry(
+    request: HttpRequest, key: str, title: str, url: str, content: str, kind: str = atom.NAVIGATION
+) -> Entry:
+    return Entry(
+        id=f"urn:mangalord:opds:{key}",
+        title=title,
+        updated=timezone.now(),
+        links=[Link(url, "subsection", kind)],
+        content=content,
+    )
+
+
+@opds_view
+def root(request: HttpRequest) -> HttpResponse:
+    """The start feed: where a client's catalog begins."""
+    entries = [
+        _nav_entry(
+            request, "latest", "Latest updates", _abs(request, "latest"), "Mangas with the newest chapters first."
+        ),
+        _nav_entry(request, "all", "All mangas", _abs(request, "all"), "Every manga, by title."),
+        _nav_entry(request, "bookmarks", "My bookmarks", _abs(request, "bookmarks"), "Your bookmarks, unread first."),
+        _nav_entry(request, "tags", "Tags", _abs(request, "tags"), "Browse by tag."),
+    ]
+    feed = Feed(
+        id="urn:mangalord:opds:root",
+        title="Mangalord",
+        updated=timezone.now(),
+        links=_standard_links(request, atom.NAVIGATION, _abs(request, "root")),
+        entries=entries,
+    )
+    return _xml(atom.render_feed(feed), atom.NAVIGATION)
+
+
+@opds_view
+def latest(request: HttpRequest) -> HttpResponse:
+    return _manga_list_feed(
+        request, feed_id="urn:mangalord:opds:latest", title="Latest updates", rows=library.latest_mangas()
+    )
+
+
+@opds_view
+def all_mangas(request: HttpRequest) -> HttpResponse:
+    return _manga_list_feed(
+        request, feed_id="urn:mangalord:opds:all", title="All mangas", rows=library.mangas_by_title()
+    )
+
+
+@opds_view
+def bookmarks(request: HttpRequest) -> HttpResponse:
+    return _manga_list_feed(
+        request,
+        feed_id="urn:mangalord:opds:bookmarks",
+        title="My bookmarks",
+        rows=library.bookmarked_mangas(request.user),
+        note=lambda m: "New chapters to read." if m.unread else "All read.",
+    )
+
+
+@opds_view
+def search(request: HttpRequest) -> HttpResponse:
+    q = request.GET.get("q", "").strip()
+    if not q or len(q) > 200:
+        raise BadParameter("q must be 1 to 200 characters")
+    return _manga_list_feed(
+        request,
+        feed_id=f"urn:mangalord:opds:search:{q}",
+        title=f"Search: {q}",
+        rows=library.search_mangas(q),
+        extra={"q": q},
+    )
+
+
+@opds_view
+def tag_list(request: HttpRequest) -> HttpResponse:
+    page = library.paged(library.tags(), page_param(request))
+    entries = [
+        _nav_entry(request, f"tag:{t.id}", t.name, _abs(request, "tag", t.id), f"Mangas tagged {t.name}.")
+        for t in page.rows
+    ]
+    feed = Feed(
+        id="urn:mangalord:opds:tags",
+        title="Tags",
+        updated=timezone.now(),
+        links=[
+            *_standard_links(request, atom.NAVIGATION, request.build_absolute_uri()),
+            *_paging_links(request, page, atom.NAVIGATION, {}),
+        ],
+        entries=entries,
+    )
+    return _xml(atom.render_feed(feed), atom.NAVIGATION)
+
+
+@opds_view
+def tag_feed(request: HttpRequest, tag_id: int) -> HttpResponse:
+    tag = get_object_or_404(Tag, pk=tag_id)
+    return _manga_list_feed(
+        request, feed_id=f"urn:mangalord:opds:tag:{tag.id}", title=f"Tag: {tag.name}", rows=library.mangas_tagged(tag)
+    )
+
+
+@opds_view
+def opensearch(request: HttpRequest) -> HttpResponse:
+    template = _abs(request, "search") + "?q={searchTerms}"
+    body = atom.render_opensearch(
+        short_name="Mangalord", description="Search manga titles", template=template, feed_type=atom.NAVIGATION
+    )
+    return _xml(body, atom.OPENSEARCH_TYPE)
+
+
+def _chapter_entry(request: HttpRequest, manga: Manga, chapter: Chapter, tags: list[str], progress: Any) -> Entry:
+    pages = _abs(request, "page", chapter.id, 0).replace("/0/", "/{pageNumber}/") + "?maxWidth={maxWidth}"
+    pse = atom.pse_attributes(
+        chapter.stored_pages, progress.last_page if progress else 0, progress.updated_at if progress else None
+    )
+    return Entry(
+        id=f"urn:uuid:{chapter.id}",
+        title=chapter_title(chapter.number, chapter.title),
+        updated=chapter.updated_at,
+        authors=list(manga.authors) or ["Unknown"],
+        categories=tags,
+        language=language(chapter.source),
+        issued=chapter.published_at.date().isoformat() if chapter.published_at else "",
+        summary=manga.description,
+        links=[
+            Link(_abs(request, "cbz", chapter.id), atom.REL_ACQUISITION, atom.CBZ_TYPE, "Download CBZ"),
+            Link(pages, atom.REL_PSE_STREAM, "image/jpeg", "Read", extra=pse),
+            *_cover_links(request, manga),
+        ],
+    )
+
+
+@opds_view
+def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
+    """Acquisition feed: one entry per readable chapter, in number order, paged."""
+    manga = get_object_or_404(Manga.objects.prefetch_related("tags"), pk=manga_id)
+    page = library.paged(readable_chapters(manga).select_related("source"), page_param(request))
+    progress = progress_by_chapter(request.user, [c.id for c in page.rows])
+    tags = [t.name for t in manga.tags.all()]
+    self_url = request.build_absolute_uri()
+    links = [
+        *_standard_links(request, atom.ACQUISITION, self_url),
+        Link(_abs(request, "latest"), "up", atom.NAVIGATION),
+        *_paging_links(request, page, atom.ACQUISITION, {}),
+        *_cover_links(request, manga),
+    ]
+    feed = Feed(
+        id=f"urn:uuid:{manga.id}",
+        title=manga.title,
+        subtitle=manga.description,
+        updated=atom.newest((c.updated_at for c in page.rows), manga.updated_at),
+        links=links,
+        entries=[_chapter_entry(request, manga, c, tags, progress.get(c.id)) for c in page.rows],
+    )
+    return _xml(atom.render_feed(feed), atom.ACQUISITION)
+
+
+@get_or_head
+@reader_required
+def page_stream(request: HttpRequest, chapter_id: str, number: int) -> HttpResponse:
+    """PSE page `number` (0-based), optionally at most `maxWidth` wide; moves the reader's progress forward."""
+    chapter = get_object_or_404(Chapter.objects.only("id"), pk=chapter_id, dropped_at__isnull=True)
+    try:
+        max_width = parse_width(request.GET.get("maxWidth"))
+    except ValueError as exc:
+        return bad_request(f"maxWidth: {exc}")
+    pages = Page.objects.filter(chapter=chapter).order_by("index")
+    found = list(pages.only("id", "image", "content_type", "width", "sha256")[number : number + 1])
+    if not found:
+        raise Http404("No such page in this chapter.")
+    page = found[0]
+    if request.method == "GET":
+        record_page_read(user=request.user, chapter=chapter, page_number=number + 1, page_count=pages.count())
+    return page_response(page, max_width if needs_downscale(page.width, max_width) else None)
+
+
+@get_or_head
+@reader_required
+def thumbnail(request: HttpRequest, manga_id: str) -> HttpResponse:
+    manga = get_object_or_404(Manga.objects.only("id", "cover"), pk=manga_id)
+    if not manga.cover:
+        raise Http404("This manga has no stored cover.")
+    return cover_thumbnail_response(manga.cover.name)

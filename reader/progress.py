@@ -1,0 +1,82 @@
+"""Read progress: recording it (web reader, PSE page fetches, REST API) and what it implies.
+
+`last_page` is 1-based, the way OPDS-PSE's `pse:lastRead` counts. A page
+fetch only ever moves progress forward (a client preloading page 7 and then
+showing page 3 must not lose page 7); the REST API sets what the client says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from catalog.models import Chapter, Manga, Page
+from reader.models import ReadProgress
+
+
+def readable_chapters(manga: Manga | Any) -> QuerySet[Chapter]:
+    """The manga's live, downloaded chapters in reading order, with their stored page count as `stored_pages`."""
+    return (
+        Chapter.objects.filter(manga=manga, dropped_at__isnull=True, sync_state=Chapter.SyncState.DONE)
+        .annotate(stored_pages=stored_pages())
+        .order_by("number", "created_at")
+    )
+
+
+def stored_pages() -> Coalesce:
+    """Annotation: a chapter's stored page count, a correlated subquery (no GROUP BY over joined rows)."""
+    counted = Page.objects.filter(chapter=OuterRef("pk")).order_by().values("chapter").annotate(n=Count("*")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def stored_page_count(chapter: Chapter) -> int:
+    return Page.objects.filter(chapter=chapter).count()
+
+
+def record_page_read(*, user: Any, chapter: Chapter, page_number: int, page_count: int) -> None:
+    """Move `user`'s progress in `chapter` forward to 1-based `page_number` (never backwards)."""
+    progress, _ = ReadProgress.objects.get_or_create(user=user, chapter=chapter)
+    # Compare-and-set: a concurrent fetch of a later page wins, whichever commits first.
+    changes: dict[str, Any] = {"last_page": page_number, "updated_at": timezone.now()}
+    if page_number >= page_count:
+        changes["completed"] = True
+    ReadProgress.objects.filter(pk=progress.pk, last_page__lt=page_number).update(**changes)
+
+
+def set_progress(*, user: Any, chapter: Chapter, last_page: int, completed: bool) -> ReadProgress:
+    """Store exactly what the client says (the REST API's PUT)."""
+    progress, _ = ReadProgress.objects.update_or_create(
+        user=user, chapter=chapter, defaults={"last_page": last_page, "completed": completed}
+    )
+    return progress
+
+
+def progress_by_chapter(user: Any, chapter_ids: list[Any]) -> dict[Any, ReadProgress]:
+    """`user`'s progress rows for these chapters, keyed by chapter id (one query)."""
+    if not getattr(user, "is_authenticated", False) or not chapter_ids:
+        return {}
+    rows = ReadProgress.objects.filter(user=user, chapter_id__in=chapter_ids)
+    return {row.chapter_id: row for row in rows}
+
+
+def continue_chapter(user: Any, manga: Manga) -> tuple[Chapter, int] | None:
+    """The first readable chapter `user` has not completed, and the 1-based page to resume at."""
+    done = ReadProgress.objects.filter(user=user, chapter=OuterRef("pk"), completed=True)
+    chapter = readable_chapters(manga).exclude(Exists(done)).first()
+    if chapter is None:
+        return None
+    progress = ReadProgress.objects.filter(user=user, chapter=chapter).first()
+    resume = progress.last_page if progress and progress.last_page else 1
+    return chapter, min(max(resume, 1), max(chapter.stored_pages, 1))
+
+
+def has_unread(user: Any) -> Exists:
+    """Annotation for a Manga queryset: it has a readable chapter `user` has not completed."""
+    done = ReadProgress.objects.filter(user=user, chapter=OuterRef("pk"), completed=True)
+    unread = Chapter.objects.filter(
+        manga=OuterRef("pk"), dropped_at__isnull=True, sync_state=Chapter.SyncState.DONE
+    ).exclude(Exists(done))
+    return Exists(unread)

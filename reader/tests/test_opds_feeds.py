@@ -1,0 +1,210 @@
+"""OPDS 1.2 feeds: every kind validates against the OPDS RelaxNG schema; content, order, paging, PSE, queries."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.utils import timezone
+from lxml import etree
+from PIL import Image
+
+from catalog.models import Bookmark
+from reader.models import ReadProgress
+from reader.tests import factories as f
+from reader.tests.conftest import PASSWORD, assert_valid_opds, basic
+
+NS = {"a": "http://www.w3.org/2005/Atom", "pse": "http://vaemendis.net/opds-pse/ns", "dc": "http://purl.org/dc/terms/"}
+PSE_COUNT = "{http://vaemendis.net/opds-pse/ns}count"
+PSE_LAST = "{http://vaemendis.net/opds-pse/ns}lastRead"
+
+
+@pytest.fixture
+def src(db):
+    return f.source("demo", language="ja", reading_direction="rtl")
+
+
+@pytest.fixture
+def get(client, alice):
+    def fetch(url: str, **params):
+        response = client.get(url, params, **basic("alice", PASSWORD))
+        assert response.status_code == 200, (url, response.status_code, response.content[:300])
+        return response
+
+    return fetch
+
+
+def links(doc, rel: str) -> list:
+    return doc.xpath(f"a:link[@rel='{rel}']", namespaces=NS)
+
+
+def test_root_is_a_valid_navigation_feed_linking_every_section_and_search(get, opds_schema):
+    response = get("/opds/")
+    assert response["Content-Type"].startswith("application/atom+xml;profile=opds-catalog;kind=navigation")
+    doc = assert_valid_opds(opds_schema, response.content)
+    titles = doc.xpath("a:entry/a:title/text()", namespaces=NS)
+    assert titles == ["Latest updates", "All mangas", "My bookmarks", "Tags"]
+    search = links(doc, "search")[0]
+    assert search.get("type") == "application/opensearchdescription+xml"
+    assert links(doc, "start")[0].get("href") == "http://testserver/opds/"
+
+
+def test_opensearch_description_has_a_search_terms_template_to_a_valid_feed(get, opds_schema, src):
+    f.manga("Berserk", src=src)
+    f.manga("Yotsuba", src=src)
+    body = get("/opds/opensearch.xml")
+    assert body["Content-Type"].startswith("application/opensearchdescription+xml")
+    doc = etree.fromstring(body.content)
+    url = doc.find("{http://a9.com/-/spec/opensearch/1.1/}Url")
+    template = url.get("template")
+    assert template == "http://testserver/opds/search/?q={searchTerms}"
+    assert url.get("type").endswith("kind=navigation")
+    results = assert_valid_opds(opds_schema, get(template.replace("{searchTerms}", "bers").replace("http://testserver", "")).content)
+    assert results.xpath("a:entry/a:title/text()", namespaces=NS) == ["Berserk"]
+
+
+def test_latest_all_tags_and_tag_feeds_are_valid_and_ordered(get, opds_schema, src):
+    now = timezone.now()
+    old = f.manga("Alpha", tags=("action",), src=src, latest_chapter_at=now - timezone.timedelta(days=2), cover=True)
+    new = f.manga("Zeta", tags=("action", "drama"), src=src, latest_chapter_at=now)
+    f.manga("Middle", src=src)
+    latest = assert_valid_opds(opds_schema, get("/opds/latest/").content)
+    assert latest.xpath("a:entry/a:title/text()", namespaces=NS) == ["Zeta", "Alpha", "Middle"]
+    entry = latest.xpath("a:entry", namespaces=NS)[1]
+    sub = entry.xpath("a:link[@rel='subsection']", namespaces=NS)[0]
+    assert sub.get("href") == f"http://testserver/opds/mangas/{old.id}/"
+    assert sub.get("type").endswith("kind=acquisition")
+    assert entry.xpath("a:link[@rel='http://opds-spec.org/image/thumbnail']", namespaces=NS)
+    everything = assert_valid_opds(opds_schema, get("/opds/all/").content)
+    assert everything.xpath("a:entry/a:title/text()", namespaces=NS) == ["Alpha", "Middle", "Zeta"]
+    tags = assert_valid_opds(opds_schema, get("/opds/tags/").content)
+    assert tags.xpath("a:entry/a:title/text()", namespaces=NS) == ["action", "drama"]
+    drama = tags.xpath("a:entry[a:title='drama']/a:link/@href", namespaces=NS)[0]
+    tagged = assert_valid_opds(opds_schema, get(drama.replace("http://testserver", "")).content)
+    assert tagged.xpath("a:entry/a:title/text()", namespaces=NS) == [new.title]
+
+
+def test_manga_feed_lists_chapters_in_number_order_with_cbz_pse_cover_and_metadata(get, opds_schema, src, alice):
+    m = f.manga("Berserk", tags=("dark", "seinen"), src=src, cover=True, authors=["Kentaro Miura"], description="Guts.")
+    c10 = f.chapter(m, "10", src=src, pages=3)
+    c2 = f.chapter(m, "2", src=src, pages=2, title="The Brand")
+    c105 = f.chapter(m, "10.5", src=src, pages=1)
+    f.chapter(m, "11", src=src, pages=0)  # not downloaded: nothing to read yet
+    f.chapter(m, "12", src=src, pages=1, dropped_at=timezone.now())
+    ReadProgress.objects.create(user=alice, chapter=c10, last_page=2)
+    response = get(f"/opds/mangas/{m.id}/")
+    assert response["Content-Type"].startswith("application/atom+xml;profile=opds-catalog;kind=acquisition")
+    assert_valid_opds(opds_schema, response.content)
+    doc = etree.fromstring(response.content)  # unsubstituted: the PSE templates as served
+    assert doc.xpath("a:entry/a:title/text()", namespaces=NS) == ["Chapter 2: The Brand", "Chapter 10", "Chapter 10.5"]
+    first, tenth, _ = doc.xpath("a:entry", namespaces=NS)
+    cbz = first.xpath("a:link[@rel='http://opds-spec.org/acquisition']", namespaces=NS)[0]
+    assert cbz.get("type") == "application/vnd.comicbook+zip"
+    assert cbz.get("href") == f"http://testserver/opds/chapters/{c2.id}/cbz/"
+    stream = first.xpath("a:link[@rel='http://vaemendis.net/opds-pse/stream']", namespaces=NS)[0]
+    assert stream.get(PSE_COUNT) == "2"
+    assert stream.get("href") == f"http://testserver/opds/chapters/{c2.id}/pages/{{pageNumber}}/?maxWidth={{maxWidth}}"
+    assert stream.get(PSE_LAST) is None
+    tenth_stream = tenth.xpath("a:link[@rel='http://vaemendis.net/opds-pse/stream']", namespaces=NS)[0]
+    assert tenth_stream.get(PSE_LAST) == "2"
+    assert tenth_stream.get("{http://vaemendis.net/opds-pse/ns}lastReadDate")
+    assert first.xpath("a:author/a:name/text()", namespaces=NS) == ["Kentaro Miura"]
+    assert first.xpath("a:category/@term", namespaces=NS) == ["dark", "seinen"]
+    assert first.xpath("dc:language/text()", namespaces=NS) == ["ja"]
+    assert first.xpath("a:summary/text()", namespaces=NS) == ["Guts."]
+    assert first.xpath("a:updated/text()", namespaces=NS)
+    assert first.xpath("a:link[@rel='http://opds-spec.org/image']", namespaces=NS)
+    assert first.xpath("a:link[@rel='http://opds-spec.org/image/thumbnail']", namespaces=NS)
+    assert c105.id
+
+
+def test_bookmarks_list_mangas_with_unread_chapters_first(get, opds_schema, src, alice):
+    read = f.manga("All Read", src=src, latest_chapter_at=timezone.now())
+    unread = f.manga("Still Unread", src=src)
+    f.manga("Not Bookmarked", src=src)
+    done = f.chapter(read, 1, src=src, pages=1)
+    f.chapter(unread, 1, src=src, pages=1)
+    ReadProgress.objects.create(user=alice, chapter=done, last_page=1, completed=True)
+    Bookmark.objects.create(user=alice, manga=read)
+    Bookmark.objects.create(user=alice, manga=unread, chapter=unread.chapters.get())
+    doc = assert_valid_opds(opds_schema, get("/opds/bookmarks/").content)
+    assert doc.xpath("a:entry/a:title/text()", namespaces=NS) == ["Still Unread", "All Read"]
+
+
+def test_paging_links_are_typed_and_page_size_is_bounded(get, opds_schema, src):
+    for n in range(120):
+        f.manga(f"Title {n:03d}")
+    one = assert_valid_opds(opds_schema, get("/opds/all/").content)
+    assert len(one.xpath("a:entry", namespaces=NS)) == 50
+    assert not links(one, "previous")
+    nxt = links(one, "next")[0]
+    assert nxt.get("type").startswith("application/atom+xml;profile=opds-catalog")
+    assert nxt.get("href") == "http://testserver/opds/all/?page=2"
+    three = assert_valid_opds(opds_schema, get("/opds/all/", page=3).content)
+    assert len(three.xpath("a:entry", namespaces=NS)) == 20
+    assert not links(three, "next")
+    assert links(three, "previous")[0].get("href").endswith("page=2")
+    assert links(three, "first")[0].get("type").startswith("application/atom+xml")
+
+
+@pytest.mark.parametrize("page", ["0", "x", "-1"])
+def test_bad_page_is_400(client, alice, page):
+    assert client.get("/opds/all/", {"page": page}, **basic("alice", PASSWORD)).status_code == 400
+
+
+def test_empty_search_is_400_naming_q(client, alice):
+    response = client.get("/opds/search/", {"q": ""}, **basic("alice", PASSWORD))
+    assert response.status_code == 400
+    assert b"q must" in response.content
+
+
+@pytest.mark.parametrize("url", ["/opds/latest/", "/opds/all/", "/opds/bookmarks/", "/opds/search/?q=T"])
+def test_a_feed_page_runs_the_same_queries_for_5_or_50_mangas(client, alice, src, django_assert_num_queries, url):
+    for n in range(5):
+        Bookmark.objects.create(user=alice, manga=f.manga(f"T{n}", src=src, cover=True))
+    with django_assert_num_queries(2):  # the Basic user, the page of rows
+        client.get(url, **basic("alice", PASSWORD))
+    for n in range(45):
+        Bookmark.objects.create(user=alice, manga=f.manga(f"U{n}", src=src, cover=True))
+    with django_assert_num_queries(2):
+        assert len(etree.fromstring(client.get(url, **basic("alice", PASSWORD)).content).xpath("a:entry", namespaces=NS)) >= 5
+
+
+def test_manga_feed_queries_do_not_grow_with_chapters(client, alice, src, django_assert_num_queries):
+    m = f.manga("Long", src=src, tags=("a", "b"))
+    f.chapter(m, 1, src=src, pages=1)
+    # user, manga, its tags, the page of chapters (with source and page counts), the reader's progress
+    with django_assert_num_queries(5):
+        client.get(f"/opds/mangas/{m.id}/", **basic("alice", PASSWORD))
+    for n in range(2, 30):
+        f.chapter(m, n, src=src, pages=1)
+    with django_assert_num_queries(5):
+        client.get(f"/opds/mangas/{m.id}/", **basic("alice", PASSWORD))
+
+
+def test_pse_page_streams_the_image_downscales_and_moves_progress_forward_only(client, alice, src):
+    m = f.manga("Berserk", src=src)
+    ch = f.chapter(m, 1, src=src, pages=3, width=1200, height=1800)
+    auth = basic("alice", PASSWORD)
+    full = client.get(f"/opds/chapters/{ch.id}/pages/0/", **auth)
+    assert full.status_code == 200 and full["Content-Type"] == "image/png"
+    assert Image.open(io.BytesIO(b"".join(full.streaming_content))).size == (1200, 1800)
+    small = client.get(f"/opds/chapters/{ch.id}/pages/2/", {"maxWidth": "300"}, **auth)
+    assert Image.open(io.BytesIO(small.content)).size == (300, 450)
+    client.get(f"/opds/chapters/{ch.id}/pages/1/", **auth)  # an earlier page after the last one
+    progress = ReadProgress.objects.get(user=alice, chapter=ch)
+    assert (progress.last_page, progress.completed) == (3, True)
+    assert client.get(f"/opds/chapters/{ch.id}/pages/3/", **auth).status_code == 404
+    assert client.get(f"/opds/chapters/{ch.id}/pages/0/", {"maxWidth": "huge"}, **auth).status_code == 400
+
+
+def test_head_answers_like_get_without_a_body(client, alice, src):
+    m = f.manga("Berserk", src=src)
+    ch = f.chapter(m, 1, src=src, pages=1)
+    auth = basic("alice", PASSWORD)
+    for url in ("/opds/", f"/opds/mangas/{m.id}/", f"/opds/chapters/{ch.id}/cbz/", f"/opds/chapters/{ch.id}/pages/0/"):
+        got, head = client.get(url, **auth), client.head(url, **auth)
+        assert head.status_code == got.status_code == 200, url
+        assert head["Content-Type"] == got["Content-Type"]
+        body = b"".join(head.streaming_content) if head.streaming else head.content
+        assert body == b"", url
