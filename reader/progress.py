@@ -28,7 +28,9 @@ def readable_chapters(manga: Manga | Any) -> QuerySet[Chapter]:
 
 def stored_pages() -> Coalesce:
     """Annotation: a chapter's stored page count, a correlated subquery (no GROUP BY over joined rows)."""
-    counted = Page.objects.filter(chapter=OuterRef("pk")).order_by().values("chapter").annotate(n=Count("*")).values("n")
+    counted = (
+        Page.objects.filter(chapter=OuterRef("pk")).order_by().values("chapter").annotate(n=Count("*")).values("n")
+    )
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 

@@ -16,7 +16,9 @@ from catalog.models import Chapter, Manga, MangaSource, Page, Source, Tag
 _seq = itertools.count(1)
 
 
-def image_bytes(width: int = 40, height: int = 60, fmt: str = "PNG", color: tuple[int, int, int] = (200, 30, 30)) -> bytes:
+def image_bytes(
+    width: int = 40, height: int = 60, fmt: str = "PNG", color: tuple[int, int, int] = (200, 30, 30)
+) -> bytes:
     buf = io.BytesIO()
     Image.new("RGB", (width, height), color).save(buf, fmt)
     return buf.getvalue()
@@ -26,7 +28,14 @@ def source(id: str = "demo", **settings: Any) -> Source:  # noqa: A002
     return Source.objects.create(id=id, name=id.title(), base_url=f"http://{id}.example", settings=settings)
 
 
-def manga(title: str | None = None, *, tags: tuple[str, ...] = (), src: Source | None = None, cover: bool = False, **fields: Any) -> Manga:
+def manga(
+    title: str | None = None,
+    *,
+    tags: tuple[str, ...] = (),
+    src: Source | None = None,
+    cover: bool = False,
+    **fields: Any,
+) -> Manga:
     n = next(_seq)
     row = Manga.objects.create(title=title or f"Manga {n}", **fields)
     if tags:
@@ -40,10 +49,17 @@ def manga(title: str | None = None, *, tags: tuple[str, ...] = (), src: Source |
     return row
 
 
-def chapter(m: Manga, number: str | int, *, src: Source, pages: int = 0, width: int = 40, height: int = 60, **fields: Any) -> Chapter:
+def chapter(
+    m: Manga, number: str | int, *, src: Source, pages: int = 0, width: int = 40, height: int = 60, **fields: Any
+) -> Chapter:
     fields.setdefault("sync_state", Chapter.SyncState.DONE if pages else Chapter.SyncState.NEW)
     row = Chapter.objects.create(
-        manga=m, source=src, source_chapter_key=f"{m.id}-{number}-{next(_seq)}", number=Decimal(str(number)), page_count=pages, **fields
+        manga=m,
+        source=src,
+        source_chapter_key=f"{m.id}-{number}-{next(_seq)}",
+        number=Decimal(str(number)),
+        page_count=pages,
+        **fields,
     )
     for index in range(pages):
         page(row, index, image_bytes(width, height, color=(index * 20 % 255, 90, 160)))

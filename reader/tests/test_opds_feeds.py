@@ -59,7 +59,9 @@ def test_opensearch_description_has_a_search_terms_template_to_a_valid_feed(get,
     template = url.get("template")
     assert template == "http://testserver/opds/search/?q={searchTerms}"
     assert url.get("type").endswith("kind=navigation")
-    results = assert_valid_opds(opds_schema, get(template.replace("{searchTerms}", "bers").replace("http://testserver", "")).content)
+    results = assert_valid_opds(
+        opds_schema, get(template.replace("{searchTerms}", "bers").replace("http://testserver", "")).content
+    )
     assert results.xpath("a:entry/a:title/text()", namespaces=NS) == ["Berserk"]
 
 
@@ -167,7 +169,10 @@ def test_a_feed_page_runs_the_same_queries_for_5_or_50_mangas(client, alice, src
     for n in range(45):
         Bookmark.objects.create(user=alice, manga=f.manga(f"U{n}", src=src, cover=True))
     with django_assert_num_queries(2):
-        assert len(etree.fromstring(client.get(url, **basic("alice", PASSWORD)).content).xpath("a:entry", namespaces=NS)) >= 5
+        assert (
+            len(etree.fromstring(client.get(url, **basic("alice", PASSWORD)).content).xpath("a:entry", namespaces=NS))
+            >= 5
+        )
 
 
 def test_manga_feed_queries_do_not_grow_with_chapters(client, alice, src, django_assert_num_queries):
