@@ -17,6 +17,8 @@
   let direction = localStorage.getItem("reader.direction." + data.chapter) || data.direction;
   const images = [];
 
+  // The toggles keep their labels ("Paged mode", "Right to left"); aria-pressed says whether they are on.
+
   // Ask for the width the screen shows (device pixels, rounded up to 200 so
   // caches see few sizes); a page already narrower comes as stored.
   function sourceFor(page) {
@@ -86,9 +88,7 @@
     container.classList.toggle("paged", mode === "paged");
     container.classList.toggle("rtl", direction === "rtl");
     modeButton.setAttribute("aria-pressed", String(mode === "paged"));
-    modeButton.textContent = mode === "paged" ? "Scroll mode" : "Paged mode";
     directionButton.setAttribute("aria-pressed", String(direction === "rtl"));
-    directionButton.textContent = direction === "rtl" ? "Left to right" : "Right to left";
     if (observer) { observer.disconnect(); observer = null; }
     if (mode === "scroll") {
       images.forEach(function (img, i) { img.hidden = false; img.loading = "lazy"; preload(i); });

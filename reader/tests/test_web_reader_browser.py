@@ -1,0 +1,120 @@
+"""The web reader in real headless Chromium against a live server: log in, read, progress persists and reaches OPDS."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings
+from lxml import etree
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from reader.models import ReadProgress
+from reader.tests import factories as f
+from reader.tests.conftest import PASSWORD
+
+ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
+PSE = {"pse": "http://vaemendis.net/opds-pse/ns"}
+expect.set_options(timeout=15_000)
+pytestmark = [pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    # Playwright's sync API keeps an event loop on this thread; the ORM calls
+    # in the test body then need this flag (the live server runs elsewhere).
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=settings.CHROMIUM_PATH or "/usr/bin/chromium", args=settings.CHROMIUM_ARGS
+            )
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def phone(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+def _shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def _read_to_end(page: Page, key: str, count: int) -> None:
+    for _ in range(count - 1):
+        page.keyboard.press(key)
+    expect(page.locator("#position")).to_have_text(f"Page {count} of {count}")
+    expect(page.locator("#pages")).to_have_attribute("data-saved", str(count))
+
+
+def test_log_in_read_chapters_both_ways_and_progress_persists_into_opds(live_server, alice, phone):
+    src = f.source("demo", reading_direction="rtl")
+    manga = f.manga("Berserk", src=src, cover=True, tags=("dark",), authors=["Kentaro Miura"], description="Guts.")
+    chapters = [f.chapter(manga, n, src=src, pages=3, width=1600, height=2400) for n in (1, 2, 3)]
+    f.manga("Yotsuba", src=src, cover=True)
+
+    phone.goto(live_server.url + "/")
+    expect(phone).to_have_url(live_server.url + "/login/?next=/")
+    phone.fill("#id_username", "alice")
+    phone.fill("#id_password", PASSWORD)
+    phone.click("button[type=submit]")
+    expect(phone.locator("h1")).to_have_text("Library")
+    _shot(phone, "reader-library-phone.png")
+    phone.get_by_role("link", name="Berserk").click()
+    expect(phone.locator("h1")).to_have_text("Berserk")
+    _shot(phone, "reader-manga-phone.png")
+
+    # Chapter 1, paged, left to right (the toggle overrides the source's rtl) with the arrow keys.
+    phone.get_by_role("link", name="Chapter 1", exact=True).click()
+    phone.click("#mode")
+    phone.click("#direction")
+    expect(phone.locator("#direction")).to_have_attribute("aria-pressed", "false")
+    first = phone.locator("#pages img").first
+    expect(first).to_be_visible()
+    assert phone.evaluate("document.querySelector('#pages img').naturalWidth") == 400  # 390 CSS px rounded up to 200s
+    _read_to_end(phone, "ArrowRight", 3)
+    _shot(phone, "reader-chapter-paged-phone.png")
+
+    # Chapter 2, right to left (the source's direction): ArrowLeft, then a tap on the left half.
+    phone.goto(f"{live_server.url}/read/{chapters[1].id}/")
+    expect(phone.locator("#direction")).to_have_attribute("aria-pressed", "true")
+    phone.keyboard.press("ArrowLeft")
+    expect(phone.locator("#position")).to_have_text("Page 2 of 3")
+    box = phone.locator("#pages").bounding_box()
+    phone.mouse.click(box["x"] + 40, box["y"] + 100)
+    expect(phone.locator("#position")).to_have_text("Page 3 of 3")
+    expect(phone.locator("#pages")).to_have_attribute("data-saved", "3")
+
+    # Chapter 3 by scrolling in vertical mode to its last page.
+    phone.goto(f"{live_server.url}/read/{chapters[2].id}/")
+    phone.click("#mode")
+    expect(phone.locator("#mode")).to_have_attribute("aria-pressed", "false")
+    phone.locator("#pages img").last.scroll_into_view_if_needed()
+    expect(phone.locator("#pages")).to_have_attribute("data-saved", "3")
+    _shot(phone, "reader-chapter-scroll-phone.png")
+
+    phone.goto(f"{live_server.url}/mangas/{manga.id}/")
+    phone.reload()
+    expect(phone.locator("ol.chapters li.read")).to_have_count(3)
+    expect(phone.locator("#continue")).to_have_count(0)
+    assert sorted(ReadProgress.objects.filter(user=alice).values_list("last_page", "completed")) == [(3, True)] * 3
+
+    feed = httpx.get(f"{live_server.url}/opds/mangas/{manga.id}/", auth=("alice", PASSWORD), timeout=30)
+    last = etree.fromstring(feed.content).xpath("//*/@pse:lastRead", namespaces=PSE)
+    assert last == ["3", "3", "3"]
