@@ -7,8 +7,8 @@ with HTTP Basic — over real HTTP on 127.0.0.1.
 
 from __future__ import annotations
 
-import io
 import base64
+import io
 
 import feedparser
 import httpx
