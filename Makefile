@@ -3,7 +3,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/mangalord
 .PHONY: install test test-sqlite lint demo bench
 
 install:
-	python -m pip install -r requirements.txt
+	python -m pip install -r requirements-dev.txt
 
 test:
 	DATABASE_URL=$(PG_URL) python -m pytest

@@ -72,6 +72,8 @@ def test_demo_crawls_a_fresh_library_then_reruns_unchanged(demo_env, manage_cmd)
     assert re.search(r"user 'demo-admin', password \S{12,}", first)  # generated and printed once
     for url in ("/admin/crawler/", "/api/v1/mangas/", "/api/docs/"):
         assert f"http://127.0.0.1:8000{url}" in first
+    assert re.search(r"Reader +http://127\.0\.0\.1:8000/ +user 'demo-admin', password \S{12,}", first)
+    assert re.search(r"OPDS +http://127\.0\.0\.1:8000/opds/ +user 'demo-admin', password \S{12,}", first)
 
     second = run_demo(demo_env, manage_cmd)
     assert "caught up" in second

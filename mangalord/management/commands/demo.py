@@ -95,6 +95,8 @@ class Command(BaseCommand):
             console.print(f"[yellow]{summary['dead_jobs']} job(s) dead-lettered: see the dashboard")
         console.print(f"Finished in {elapsed:.1f} s")
         console.rule("[bold]Where to look")
+        console.print(f"Reader     {base}/   {credentials}", soft_wrap=True)
+        console.print(f"OPDS       {base}/opds/   {credentials} (HTTP Basic)", soft_wrap=True)
         console.print(f"Admin      {base}/admin/   {credentials}", soft_wrap=True)
         console.print(f"Dashboard  {base}/admin/crawler/")
         console.print(f"API        {base}/api/v1/mangas/")

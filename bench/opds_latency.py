@@ -1,0 +1,124 @@
+"""OPDS feed latency on a 100k-manga library: p50/p95 and query count per feed kind.
+
+    python bench/opds_latency.py [--mangas 100000] [--requests 60] [--keep] \
+        [--database-url postgres://postgres@127.0.0.1:5432/mangalord_bench_opds]
+
+Seeds the same library as bench/api_latency.py in its own scratch database (reused
+when `--keep` left it), adds a reader with 300 bookmarks and one
+manga with 300 downloaded chapters, then times each OPDS feed through
+Django's test client (full middleware and view stack, no network) with the
+reader's session cookie. One extra row times the root feed with HTTP Basic
+on every request, to show what password hashing adds for clients that keep
+no cookies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import statistics
+import sys
+import time
+from importlib import metadata
+
+import api_latency
+import scratch
+
+PASSWORD = "bench-password"
+DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_opds"
+
+
+def seed_reader() -> tuple[str, str]:
+    from django.contrib.auth import get_user_model
+
+    from catalog.models import Bookmark, Chapter, Manga, Page, Source
+
+    user, created = get_user_model().objects.get_or_create(username="bench-reader")
+    if created:
+        user.set_password(PASSWORD)
+        user.save()
+        Bookmark.objects.bulk_create(Bookmark(user=user, manga=m) for m in Manga.objects.order_by("id")[:300])
+    source = Source.objects.get(id="bench")
+    manga, made = Manga.objects.get_or_create(title="Bench Long Series")
+    if made:
+        chapters = Chapter.objects.bulk_create(
+            Chapter(
+                manga=manga, source=source, source_chapter_key=f"long-{n}", number=n, sync_state="done", page_count=20
+            )
+            for n in range(1, 301)
+        )
+        Page.objects.bulk_create(
+            Page(chapter=c, index=i, image=f"pages/bench/{c.id}-{i}.jpg", content_type="image/jpeg", sha256="0" * 64)
+            for c in chapters
+            for i in range(20)
+        )
+    return str(user.pk), str(manga.pk)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mangas", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=60)
+    parser.add_argument("--database-url", default=DEFAULT_DB_URL)
+    parser.add_argument("--keep", action="store_true", help="leave the scratch database for the next run")
+    args = parser.parse_args()
+    if args.mangas < 1 or args.requests < 2:
+        parser.error("--mangas must be >= 1 and --requests >= 2")
+    scratch.ensure_database(args.database_url)
+    try:
+        scratch.setup_django(args.database_url)
+        import django
+        from django.contrib.auth import get_user_model
+        from django.core.management import call_command
+        from django.db import connection
+        from django.test import Client
+        from django.test.utils import CaptureQueriesContext
+
+        from catalog.models import Tag
+
+        call_command("migrate", verbosity=0)
+        api_latency.seed(args.mangas)
+        _, long_manga = seed_reader()
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+        session = Client()
+        session.force_login(get_user_model().objects.get(username="bench-reader"))
+        token = base64.b64encode(f"bench-reader:{PASSWORD}".encode()).decode()
+        tag = Tag.objects.get(name="tag-07").id
+        scenarios = [
+            ("root", "/opds/", {}, session, {}),
+            ("latest, page 1", "/opds/latest/", {}, session, {}),
+            ("latest, page 200", "/opds/latest/", {"page": 200}, session, {}),
+            ("all by title, page 1", "/opds/all/", {}, session, {}),
+            ("all by title, page 1000", "/opds/all/", {"page": 1000}, session, {}),
+            ("search q=dragon", "/opds/search/", {"q": "dragon"}, session, {}),
+            ("tag feed", f"/opds/tags/{tag}/", {}, session, {}),
+            ("bookmarks (300, unread first)", "/opds/bookmarks/", {}, session, {}),
+            ("manga, 300 chapters, page 1", f"/opds/mangas/{long_manga}/", {}, session, {}),
+            ("manga, 300 chapters, page 6", f"/opds/mangas/{long_manga}/", {"page": 6}, session, {}),
+            ("root, HTTP Basic each time", "/opds/", {}, Client(), {"HTTP_AUTHORIZATION": f"Basic {token}"}),
+        ]
+        print(f"Python {sys.version.split()[0]}, Django {django.get_version()}, psycopg {metadata.version('psycopg')}")
+        print(f"\nOPDS feeds, {args.mangas:,} mangas — {args.requests} timed requests per row (after 3 warm-up)\n")
+        print(f"{'feed':<32} {'p50 ms':>8} {'p95 ms':>8} {'queries':>8} {'entries':>8}")
+        for label, url, params, client, headers in scenarios:
+            for _ in range(3):
+                client.get(url, params, **headers)
+            samples = []
+            for _ in range(args.requests):
+                with CaptureQueriesContext(connection) as queries:
+                    began = time.perf_counter()
+                    response = client.get(url, params, **headers)
+                    samples.append((time.perf_counter() - began) * 1000)
+                assert response.status_code == 200, (url, response.status_code)
+            entries = response.content.count(b"<entry>")
+            p95 = statistics.quantiles(samples, n=20)[-1]
+            print(f"{label:<32} {statistics.median(samples):>8.1f} {p95:>8.1f} {len(queries):>8} {entries:>8}")
+        connection.close()
+    finally:
+        if not args.keep:
+            scratch.drop_database(args.database_url)
+
+
+if __name__ == "__main__":
+    main()
