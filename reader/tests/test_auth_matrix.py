@@ -98,3 +98,29 @@ def test_bookmark_toggle_needs_login_and_csrf(alice, ids):
     assert alice.bookmarks.filter(manga_id=ids["manga"], chapter__isnull=True).exists()
     user.post(f"/mangas/{ids['manga']}/bookmark/")
     assert not alice.bookmarks.exists()
+
+
+def test_a_remembered_basic_password_stops_working_once_it_is_changed(client, alice, ids, django_user_model):
+    auth = basic("alice", PASSWORD)
+    assert client.get("/opds/", **auth).status_code == 200
+    assert client.get("/opds/", **auth).status_code == 200  # remembered: no second password hash
+    alice.set_password("a-new-password")
+    alice.save(update_fields=["password"])
+    assert _challenged(client.get("/opds/", **auth))
+    assert client.get("/opds/", **basic("alice", "a-new-password")).status_code == 200
+    django_user_model.objects.filter(pk=alice.pk).update(is_active=False)
+    assert _challenged(client.get("/opds/", **basic("alice", "a-new-password")))
+
+
+def test_the_second_basic_request_skips_the_password_hash(client, alice, db, monkeypatch):
+    from django.contrib.auth.hashers import PBKDF2PasswordHasher
+
+    calls = []
+    original = PBKDF2PasswordHasher.verify
+    monkeypatch.setattr(PBKDF2PasswordHasher, "verify", lambda self, *a: calls.append(1) or original(self, *a))
+    client.get("/opds/", **basic("alice", PASSWORD))
+    client.get("/opds/", **basic("alice", PASSWORD))
+    assert len(calls) == 1
+    client.get("/opds/", **basic("alice", "wrong"))
+    client.get("/opds/", **basic("alice", "wrong"))
+    assert len(calls) == 3  # a wrong password is never remembered
