@@ -3,7 +3,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/mangalord
 .PHONY: install test test-sqlite lint demo bench
 
 install:
-	python -m pip install -r requirements.txt
+	python -m pip install -r requirements-dev.txt
 
 test:
 	DATABASE_URL=$(PG_URL) python -m pytest
@@ -15,11 +15,13 @@ lint:
 	ruff check .
 	ruff format --check .
 	mypy
+	lint-imports
 
 demo:
 	python manage.py demo
 
 bench:
+	python -m pip install -r bench/requirements.txt
 	python bench/queue_throughput.py
 	python bench/wakeup_latency.py
 	python bench/stream_memory.py

@@ -4,6 +4,21 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from catalog.errors import ImageRejected
+
+__all__ = [
+    "CrawlerError",
+    "FetchRefused",
+    "ImageRejected",
+    "JobCancelled",
+    "NotFound",
+    "PermanentError",
+    "RetryLater",
+    "SessionExpired",
+    "SourceConfigError",
+    "SourceUnavailable",
+]
+
 
 class CrawlerError(Exception):
     """A job failed for a reason worth retrying or dead-lettering (an ordinary failed attempt)."""
@@ -47,10 +62,6 @@ class NotFound(CrawlerError):
 
 class FetchRefused(PermanentError):
     """A URL points outside the source's own hosts and configured image hosts (SSRF guard)."""
-
-
-class ImageRejected(CrawlerError):
-    """Downloaded bytes are not an acceptable image: wrong type, over the byte cap, cut short."""
 
 
 class SourceConfigError(PermanentError):
