@@ -23,7 +23,7 @@ MADARA: dict[str, Any] = {
     "list_anchor": "div.page-item-detail div.post-title a, .manga__item div.post-title a",
     "list_title": "::own",
     "list_next": "div.nav-previous, nav.navigation-ajax, a.nextpostslink",
-    "title": "div.post-title h1 ::own, div.post-title h3 ::own, #manga-title > h1 ::own",
+    "title": "div.post-title h1, div.post-title h3, #manga-title > h1 ::own",
     "alt_titles": "div.post-content_item:contains(Alt) div.summary-content ::own",
     "alt_titles_separator": r"\s*[,;]\s*",
     "description": (
