@@ -170,7 +170,8 @@ def _walk(
             outcome = _process_one(source_row, source, ref, status)
             if not isinstance(outcome, MangaOutcome):
                 stats.mangas_failed += 1
-                stats.config_errors += outcome == "config"
+                if outcome == "config":
+                    stats.config_errors += 1
                 consecutive_failures += 1
                 if should_abort_pass(consecutive_failures, max_failures):
                     logger.error(
