@@ -151,13 +151,15 @@ def _rewrite(tree: Tree, selector: str, marks: list[str]) -> str:
     return selector
 
 
-def _compound_end(selector: str, index: int) -> int:
-    """Index just past the compound selector that has a character at `index`."""
+def _scan(text: str, index: int, *, at_boundary: bool) -> int:
+    """Index of the first unmatched ")" from `index` (or, with `at_boundary`, of a top-level combinator/comma).
+
+    Parentheses nest and quoted strings are skipped; the text's length when nothing ends the scan.
+    """
     depth = 0
     quote = ""
-    i = index
-    while i < len(selector):
-        ch = selector[i]
+    for i in range(index, len(text)):
+        ch = text[i]
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
@@ -168,10 +170,14 @@ def _compound_end(selector: str, index: int) -> int:
             if depth == 0:
                 return i
             depth -= 1
-        elif depth == 0 and ch in _BOUNDARY:
+        elif at_boundary and depth == 0 and ch in _BOUNDARY:
             return i
-        i += 1
-    return i
+    return len(text)
+
+
+def _compound_end(selector: str, index: int) -> int:
+    """Index just past the compound selector that has a character at `index`."""
+    return _scan(selector, index, at_boundary=True)
 
 
 def _split_pseudos(compound: str) -> tuple[str, list[tuple[str, bool]]]:
@@ -191,20 +197,10 @@ def _split_pseudos(compound: str) -> tuple[str, list[tuple[str, bool]]]:
 
 
 def _closing_paren(text: str, index: int) -> int:
-    depth = 0
-    quote = ""
-    for i, ch in enumerate(itertools.islice(text, index, None), start=index):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            if depth == 0:
-                return i
-            depth -= 1
-    raise ValueError(f"unclosed :contains( in {text!r}")
+    close = _scan(text, index, at_boundary=False)
+    if close == len(text):
+        raise ValueError(f"unclosed :contains( in {text!r}")
+    return close
 
 
 def _contains(node: Node, needle: str, own: bool) -> bool:

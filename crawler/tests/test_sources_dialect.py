@@ -157,7 +157,10 @@ def test_inline_script_pages_when_the_reader_has_no_img():
         "<div id='readerarea'></div><script>var x = 1;</script><script>ts_reader.run({\"sources\":"
         '[{"source":"Server 1","images":["https:\\/\\/cdn.test\\/1.jpg","\\/2.jpg"]}],"lazyload":true});</script>'
     )
-    assert parse_page_images(html, "https://m.test/a-chapter-1/", cfg) == ["https://cdn.test/1.jpg", "https://m.test/2.jpg"]
+    assert parse_page_images(html, "https://m.test/a-chapter-1/", cfg) == [
+        "https://cdn.test/1.jpg",
+        "https://m.test/2.jpg",
+    ]
     with_img = "<div id='readerarea'><img src='data:image/gif;base64,x' data-lazy-src='/p1.jpg'></div>" + html
     assert parse_page_images(with_img, "https://m.test/a-chapter-1/", cfg) == ["https://m.test/p1.jpg"]
 
@@ -175,7 +178,10 @@ def test_a_preset_fills_in_keys_and_explicit_keys_override_or_remove_them():
         ({"preset": "madara", "list_method": "PUT"}, "'list_method' must be GET or POST"),
         ({"preset": "madara", "list_body": {"page": 2}}, "'list_body' must be a JSON object of strings"),
         ({"preset": "madara", "list_body": {"p": "{page}"}}, "'list_body' needs list_method POST"),
-        ({"preset": "madara", "chapter_list_url": "{manga}/x"}, "'chapter_list_url' has an unknown placeholder {manga}"),
+        (
+            {"preset": "madara", "chapter_list_url": "{manga}/x"},
+            "'chapter_list_url' has an unknown placeholder {manga}",
+        ),
         ({"preset": "madara", "chapter_list_id": None}, "'chapter_list_url' uses {id} but chapter_list_id is not set"),
         ({"preset": "madara", "chapter_date": []}, "'chapter_date' must be a field spec or a non-empty list"),
         ({"preset": "madara", "title": "h1 ::bogus"}, "'title' is not a valid CSS selector"),
@@ -185,7 +191,10 @@ def test_a_preset_fills_in_keys_and_explicit_keys_override_or_remove_them():
         ({"preset": "madara", "browser_wait_secs": 500}, "'browser_wait_secs' must be a number of seconds"),
         ({"preset": "mangathemesia", "page_image": None, "page_script": None}, "'page_image' is required"),
         ({"preset": "mangathemesia", "page_script": "no group"}, "'page_script' must have exactly one capture group"),
-        ({"preset": "madara", "alt_titles_separator": "[,"}, "'alt_titles_separator' is not a valid regular expression"),
+        (
+            {"preset": "madara", "alt_titles_separator": "[,"},
+            "'alt_titles_separator' is not a valid regular expression",
+        ),
     ],
 )
 def test_new_settings_keys_are_validated_with_the_key_named(given, message):

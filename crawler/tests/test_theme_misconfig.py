@@ -11,35 +11,16 @@ from __future__ import annotations
 import logging
 
 import pytest
-from django.core.management import call_command
 
-from catalog.models import Chapter, MangaSource, Source
+from catalog.models import Chapter, MangaSource
 from crawler import queue, runtime
 from crawler.models import Job, JobState
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.queue.payloads import MetadataPass, SyncManga
 from crawler.status import StatusHandle
+from crawler.testing.theme_sites.expect import drain_crawl_worker, madara_source, themesia_source
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def madara_row(site, **settings) -> Source:
-    return Source.objects.create(
-        id="madara", name="Madara", base_url=site.base_url, settings={"preset": "madara", **settings}
-    )
-
-
-def themesia_row(site, **settings) -> Source:
-    return Source.objects.create(
-        id="themesia",
-        name="Themesia",
-        base_url=site.base_url,
-        settings={"preset": "mangathemesia", "image_hosts": [site.cdn.host_port], **settings},
-    )
-
-
-def drain() -> None:
-    call_command("crawl_worker", "--drain", "--no-schedule", "--workers", "2")
 
 
 def dead_jobs(kind: str) -> list[Job]:
@@ -47,10 +28,10 @@ def dead_jobs(kind: str) -> list[Job]:
 
 
 def test_list_anchor_matching_nothing_dead_letters_the_pass_with_the_selector_and_url(madara_site, caplog):
-    row = madara_row(madara_site, list_anchor="div.page-item-detail h4 a")
+    row = madara_source(madara_site, list_anchor="div.page-item-detail h4 a")
     queue.enqueue(MetadataPass(source_id=row.id))
     with caplog.at_level(logging.WARNING):
-        drain()
+        drain_crawl_worker()
     expected = (
         "source 'madara': settings key 'list_anchor' (selector 'div.page-item-detail h4 a') matched nothing on "
         f"{madara_site.base_url}/manga/?m_orderby=latest"
@@ -64,7 +45,7 @@ def test_list_anchor_matching_nothing_dead_letters_the_pass_with_the_selector_an
 
 
 def test_chapter_item_matching_nothing_is_counted_per_manga_and_dead_letters_sync_manga(madara_site, caplog):
-    row = madara_row(madara_site, chapter_item="li.chapter-row")
+    row = madara_source(madara_site, chapter_item="li.chapter-row")
     with caplog.at_level(logging.WARNING):
         stats = run_metadata_pass(row, status=StatusHandle())
     url = f"{madara_site.base_url}/manga/crimson-tide/"
@@ -76,16 +57,16 @@ def test_chapter_item_matching_nothing_is_counted_per_manga_and_dead_letters_syn
     assert (stats.mangas_failed, stats.config_errors) == (5, 5)
     assert runtime.last_pass(row.id)["config_errors"] == 5
     queue.enqueue(SyncManga(source_id=row.id, source_manga_key="crimson-tide", url=url, title="Crimson Tide"))
-    drain()
+    drain_crawl_worker()
     [job] = dead_jobs("sync_manga")
     assert (job.last_error, job.attempts) == (f"SelectorMatchedNothing: {expected}", 1)
 
 
 def test_page_image_matching_nothing_dead_letters_the_chapter_at_once(mangathemesia_site, caplog):
-    row = themesia_row(mangathemesia_site, page_image="div#reader img", page_script=None, page_script_path=None)
+    row = themesia_source(mangathemesia_site, page_image="div#reader img", page_script=None, page_script_path=None)
     queue.enqueue(MetadataPass(source_id=row.id))
     with caplog.at_level(logging.WARNING):
-        drain()
+        drain_crawl_worker()
     jobs = dead_jobs("sync_chapter_content")
     assert len(jobs) == 12 and {j.attempts for j in jobs} == {1}
     chapter = Chapter.objects.get(source_chapter_key="crimson-tide-chapter-1")
@@ -100,9 +81,9 @@ def test_page_image_matching_nothing_dead_letters_the_chapter_at_once(mangatheme
 
 def test_page_script_finding_no_array_is_named_next_to_page_image(mangathemesia_site):
     pattern = r"ts_reader\.start\((\{)"
-    row = themesia_row(mangathemesia_site, page_image="div#reader img", page_script=pattern)
+    row = themesia_source(mangathemesia_site, page_image="div#reader img", page_script=pattern)
     queue.enqueue(MetadataPass(source_id=row.id))
-    drain()
+    drain_crawl_worker()
     errors = {j.last_error for j in dead_jobs("sync_chapter_content")}
     assert len(errors) == 12
     assert (
@@ -113,13 +94,13 @@ def test_page_script_finding_no_array_is_named_next_to_page_image(mangathemesia_
 
 
 def test_chapter_list_id_matching_nothing_names_the_spec(madara_site):
-    row = madara_row(madara_site, chapter_list_id="div#chapters-holder @data-id")
+    row = madara_source(madara_site, chapter_list_id="div#chapters-holder @data-id")
     stats = run_metadata_pass(row, status=StatusHandle())
     assert stats.config_errors == 5
     queue.enqueue(
         SyncManga(source_id=row.id, source_manga_key="paper-moon", url=f"{madara_site.base_url}/manga/paper-moon/")
     )
-    drain()
+    drain_crawl_worker()
     [job] = dead_jobs("sync_manga")
     assert job.last_error == (
         "SelectorMatchedNothing: source 'madara': settings key 'chapter_list_id' (selector 'div#chapters-holder @data-id') matched nothing "
@@ -128,9 +109,9 @@ def test_chapter_list_id_matching_nothing_names_the_spec(madara_site):
 
 
 def test_cdn_refusing_an_image_without_referer_is_a_fetch_error_not_a_session_expiry(mangathemesia_site):
-    row = themesia_row(mangathemesia_site, image_referer="none")
+    row = themesia_source(mangathemesia_site, image_referer="none")
     queue.enqueue(MetadataPass(source_id=row.id))
-    drain()
+    drain_crawl_worker()
     failed = list(Job.objects.filter(kind="sync_chapter_content").exclude(last_error=""))
     assert len(failed) == 12
     assert all(j.state == JobState.PENDING and j.attempts == 1 for j in failed)  # retried later, like any fetch
@@ -139,7 +120,7 @@ def test_cdn_refusing_an_image_without_referer_is_a_fetch_error_not_a_session_ex
 
 
 def test_a_404_past_the_first_list_page_ends_the_walk_cleanly(madara_site):
-    row = madara_row(madara_site, list_next=None)
+    row = madara_source(madara_site, list_next=None)
     stats = run_metadata_pass(row, status=StatusHandle())
     assert stats.walked_to_completion and stats.discovered == 5 and stats.mangas_failed == 0
     assert runtime.last_run_clean(row.id)
@@ -147,17 +128,17 @@ def test_a_404_past_the_first_list_page_ends_the_walk_cleanly(madara_site):
 
 
 def test_a_404_on_a_detail_page_dead_letters_sync_manga_at_once(madara_site):
-    row = madara_row(madara_site)
+    row = madara_source(madara_site)
     url = f"{madara_site.base_url}/manga/gone-manga/"
     queue.enqueue(SyncManga(source_id=row.id, source_manga_key="gone-manga", url=url, title="Gone"))
-    drain()
+    drain_crawl_worker()
     [job] = dead_jobs("sync_manga")
     assert (job.last_error, job.attempts) == (f"NotFound: source 'madara': {url} answered 404", 1)
     assert not MangaSource.objects.exists()
 
 
 def test_unparsed_dates_are_counted_and_warned_once_per_pass(madara_site, caplog):
-    row = madara_row(madara_site, date_language="es")
+    row = madara_source(madara_site, date_language="es")
     with caplog.at_level(logging.WARNING):
         stats = run_metadata_pass(row, status=StatusHandle())
     assert stats.dates_unparsed == 3 and runtime.last_pass(row.id)["dates_unparsed"] == 3

@@ -8,36 +8,24 @@ MangaThemesia). Everything the site shows must be stored, pages byte-identical.
 from __future__ import annotations
 
 import pytest
-from django.core.management import call_command
 
-from catalog.models import Source
-from crawler import queue, runtime
+from crawler import runtime
 from crawler.models import Job
-from crawler.queue.payloads import MetadataPass
-from crawler.testing.theme_sites.expect import check_full_crawl
+from crawler.testing.theme_sites.expect import (
+    check_full_crawl,
+    crawl,
+    madara_key,
+    madara_source,
+    themesia_key,
+    themesia_source,
+)
 from crawler.testing.theme_sites.madara import MadaraSite
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def crawl(source_id: str) -> None:
-    """The production path: a queued metadata pass, then the crawl worker until the queue is empty."""
-    queue.enqueue(MetadataPass(source_id=source_id))
-    call_command("crawl_worker", "--drain", "--no-schedule", "--workers", "2")
-
-
-def madara_key(chapter) -> str:
-    return f"manga/{chapter.manga_slug}/{chapter.slug}"
-
-
-def themesia_key(chapter) -> str:
-    return f"{chapter.manga_slug}-{chapter.slug}"
-
-
 def test_madara_preset_stores_every_manga_chapter_date_and_page(madara_site):
-    row = Source.objects.create(
-        id="madara", name="Madara", base_url=madara_site.base_url, settings={"preset": "madara"}
-    )
+    row = madara_source(madara_site)
     crawl(row.id)
     stored = check_full_crawl(row, madara_site.catalog, madara_key, relative_dates=True)
     assert (stored.mangas, stored.covers, stored.chapters, stored.dates, stored.pages) == (5, 5, 12, 12, 36)
@@ -50,7 +38,7 @@ def test_madara_preset_stores_every_manga_chapter_date_and_page(madara_site):
 def test_madara_old_chapter_endpoint_is_used_when_the_site_still_answers_it():
     site = MadaraSite(old_endpoint=True)
     try:
-        row = Source.objects.create(id="madara", name="Madara", base_url=site.base_url, settings={"preset": "madara"})
+        row = madara_source(site)
         crawl(row.id)
         check_full_crawl(row, site.catalog, madara_key, relative_dates=True)
         assert not [r for r in site.server.hits("POST", "/manga/") if r.path.endswith("/ajax/chapters/")]
@@ -59,9 +47,7 @@ def test_madara_old_chapter_endpoint_is_used_when_the_site_still_answers_it():
 
 
 def test_madara_load_more_preset_pages_the_list_by_post(madara_site):
-    row = Source.objects.create(
-        id="madara", name="Madara", base_url=madara_site.base_url, settings={"preset": "madara-load-more"}
-    )
+    row = madara_source(madara_site, preset="madara-load-more")
     crawl(row.id)
     check_full_crawl(row, madara_site.catalog, madara_key, relative_dates=True)
     pages = [r.form["page"] for r in madara_site.server.hits("POST", "/wp-admin/admin-ajax.php")
@@ -71,12 +57,7 @@ def test_madara_load_more_preset_pages_the_list_by_post(madara_site):
 
 
 def test_mangathemesia_preset_stores_every_manga_chapter_date_and_page(mangathemesia_site):
-    row = Source.objects.create(
-        id="themesia",
-        name="Themesia",
-        base_url=mangathemesia_site.base_url,
-        settings={"preset": "mangathemesia", "image_hosts": [mangathemesia_site.cdn.host_port]},
-    )
+    row = themesia_source(mangathemesia_site)
     crawl(row.id)
     stored = check_full_crawl(row, mangathemesia_site.catalog, themesia_key, relative_dates=False)
     assert (stored.mangas, stored.covers, stored.chapters, stored.dates, stored.pages) == (5, 5, 12, 12, 36)
@@ -91,16 +72,7 @@ def test_mangathemesia_site_listing_under_series_takes_one_override():
 
     site = MangaThemesiaSite(directory="series")
     try:
-        row = Source.objects.create(
-            id="themesia",
-            name="Themesia",
-            base_url=site.base_url,
-            settings={
-                "preset": "mangathemesia",
-                "image_hosts": [site.cdn.host_port],
-                "list_url": "/series/?page={page}&order=update",
-            },
-        )
+        row = themesia_source(site, list_url="/series/?page={page}&order=update")
         crawl(row.id)
         check_full_crawl(row, site.catalog, themesia_key, relative_dates=False)
     finally:

@@ -8,32 +8,23 @@ browser snapshot is taken once the preset's required selector matches.
 from __future__ import annotations
 
 import pytest
-from django.core.management import call_command
 
-from catalog.models import Source
-from crawler import queue
-from crawler.queue.payloads import MetadataPass
-from crawler.testing.theme_sites.expect import check_full_crawl
+from crawler.testing.theme_sites.expect import (
+    check_full_crawl,
+    crawl,
+    madara_key,
+    madara_source,
+    themesia_key,
+    themesia_source,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def crawl(source_id: str) -> None:
-    queue.enqueue(MetadataPass(source_id=source_id))
-    call_command("crawl_worker", "--drain", "--no-schedule", "--workers", "2")
-
-
 def test_madara_preset_through_chromium_sees_the_ajax_chapter_list(madara_site):
-    row = Source.objects.create(
-        id="madara",
-        name="Madara",
-        base_url=madara_site.base_url,
-        settings={"preset": "madara", "requires_browser": True},
-    )
+    row = madara_source(madara_site, requires_browser=True)
     crawl(row.id)
-    stored = check_full_crawl(
-        row, madara_site.catalog, lambda c: f"manga/{c.manga_slug}/{c.slug}", relative_dates=True
-    )
+    stored = check_full_crawl(row, madara_site.catalog, madara_key, relative_dates=True)
     assert (stored.mangas, stored.chapters, stored.dates, stored.pages) == (5, 12, 12, 36)
     # The page's own script fetched the list (the old endpoint, then the manga's ajax URL), and the
     # snapshot waited for it: the adapter never had to send the request itself.
@@ -43,18 +34,7 @@ def test_madara_preset_through_chromium_sees_the_ajax_chapter_list(madara_site):
 
 
 def test_mangathemesia_preset_through_chromium_reads_the_script_built_reader(mangathemesia_site):
-    row = Source.objects.create(
-        id="themesia",
-        name="Themesia",
-        base_url=mangathemesia_site.base_url,
-        settings={
-            "preset": "mangathemesia",
-            "image_hosts": [mangathemesia_site.cdn.host_port],
-            "requires_browser": True,
-        },
-    )
+    row = themesia_source(mangathemesia_site, requires_browser=True)
     crawl(row.id)
-    stored = check_full_crawl(
-        row, mangathemesia_site.catalog, lambda c: f"{c.manga_slug}-{c.slug}", relative_dates=False
-    )
+    stored = check_full_crawl(row, mangathemesia_site.catalog, themesia_key, relative_dates=False)
     assert (stored.mangas, stored.chapters, stored.dates, stored.pages) == (5, 12, 12, 36)

@@ -5,13 +5,54 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+from django.core.management import call_command
 
 from catalog.models import Chapter, Manga, MangaSource, Page, Source
+from crawler import queue
 from crawler.models import Job, JobState
+from crawler.queue.payloads import MetadataPass
 from crawler.testing.theme_sites.catalog import FixtureChapter, FixtureManga
 
 # Relative dates ("2 days ago") are read against the crawler's clock, not the site's.
 RELATIVE_TOLERANCE = dt.timedelta(minutes=10)
+
+
+def drain_crawl_worker() -> None:
+    """`manage.py crawl_worker --drain`: run crawl jobs until nothing is leasable or running."""
+    call_command("crawl_worker", "--drain", "--no-schedule", "--workers", "2")
+
+
+def crawl(source_id: str) -> None:
+    """The production path: a queued metadata pass, then the crawl worker until the queue is empty."""
+    queue.enqueue(MetadataPass(source_id=source_id))
+    drain_crawl_worker()
+
+
+def madara_source(site: Any, **settings: Any) -> Source:
+    """The Source row for a Madara fixture site: the preset, plus any overriding keys."""
+    return Source.objects.create(
+        id="madara", name="Madara", base_url=site.base_url, settings={"preset": "madara", **settings}
+    )
+
+
+def themesia_source(site: Any, **settings: Any) -> Source:
+    """The Source row for a MangaThemesia fixture site: the preset and its CDN host, plus overrides."""
+    return Source.objects.create(
+        id="themesia",
+        name="Themesia",
+        base_url=site.base_url,
+        settings={"preset": "mangathemesia", "image_hosts": [site.cdn.host_port], **settings},
+    )
+
+
+def madara_key(chapter: FixtureChapter) -> str:
+    return f"manga/{chapter.manga_slug}/{chapter.slug}"
+
+
+def themesia_key(chapter: FixtureChapter) -> str:
+    return f"{chapter.manga_slug}-{chapter.slug}"
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ class FixtureServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        host, port = self._server.server_address[:2]
+        host, port = str(self._server.server_address[0]), self._server.server_address[1]
         self.host_port = f"{host}:{port}"
         self.base_url = f"http://{host}:{port}"
         self._thread = threading.Thread(
