@@ -108,6 +108,19 @@ def test_chapter_list_id_matching_nothing_names_the_spec(madara_site):
     )
 
 
+def test_a_chapter_endpoint_answering_4xx_without_a_fallback_names_the_key(madara_site):
+    row = madara_source(madara_site, chapter_list_fallback_url=None)
+    url = f"{madara_site.base_url}/manga/silver-wolf/"
+    queue.enqueue(SyncManga(source_id=row.id, source_manga_key="silver-wolf", url=url, title="Silver Wolf"))
+    drain_crawl_worker()
+    [job] = dead_jobs("sync_manga")
+    assert (job.last_error, job.attempts) == (
+        "SourceConfigError: source 'madara': settings key 'chapter_list_url': POST "
+        f"{madara_site.base_url}/wp-admin/admin-ajax.php answered 400 (for {url})",
+        1,
+    )
+
+
 def test_cdn_refusing_an_image_without_referer_is_a_fetch_error_not_a_session_expiry(mangathemesia_site):
     row = themesia_source(mangathemesia_site, image_referer="none")
     queue.enqueue(MetadataPass(source_id=row.id))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from decimal import Decimal
 from functools import cached_property
 
 from crawler.demo_site.images import render_cover, render_page
@@ -110,7 +109,3 @@ def build_catalog(now: dt.datetime) -> list[FixtureManga]:
             )
         )
     return mangas
-
-
-def chapter_numbers() -> list[Decimal]:
-    return [Decimal(n) for *_, count in _MANGAS for n in range(1, count + 1)]
