@@ -97,7 +97,7 @@ class HtmlSource:
             page.url,
             config.list_anchor,
             key_pattern=config.manga_key_pattern,
-            title_spec=config.spec("list_title") or parsing.selectors.FieldSpec(None, attr="title"),
+            title_spec=parsing.selectors.parse_spec(config.list_title),
         )
         if not refs:
             if n == 1:
@@ -141,12 +141,14 @@ class HtmlSource:
         )
         urls = parsing.parse_page_images(page.html, page.url, config)
         if not urls:
-            key, selector = ("page_image", config.page_image) if config.page_image else ("page_script", "")
+            if config.page_image:
+                key, selector = "page_image", config.page_image
+            else:
+                key, selector = "page_script", config.page_script or ""
             hint = ""
-            if config.page_script:
+            if config.page_image and config.page_script:
                 hint = f"page_script {config.page_script!r} found no image array in the page's scripts"
-                selector = selector or config.page_script
-            raise SelectorMatchedNothing(self.source_id, key, selector or "", page.url, hint=hint)
+            raise SelectorMatchedNothing(self.source_id, key, selector, page.url, hint=hint)
         for url in urls:
             # Refuse the whole chapter up front rather than store half of it.
             self.guard.check(url, what=f"page image of chapter {chapter.key}")
