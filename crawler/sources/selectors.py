@@ -22,6 +22,7 @@ A *field spec* is a selector with an optional extraction suffix:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterator
@@ -60,6 +61,7 @@ class FieldSpec:
         return found[0] if found else ""
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_spec(text: str) -> FieldSpec:
     """Split `selector ::own` / `selector @attr` / `selector`; raise ValueError on an unusable spec."""
     match = _SPEC.match(text.strip())
