@@ -30,7 +30,7 @@ LATER = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
         (SourceConfigError("source 'x': settings key 'title' ..."), Disposition.DEAD),
         (FetchRefused("http://evil.example/ is not one of the source's hosts"), Disposition.DEAD),
         (SourceUnavailable("503"), Disposition.RETRY),
-        (NotFound("404"), Disposition.RETRY),
+        (NotFound("404 on a detail page"), Disposition.DEAD),
         (ImageRejected("not an image"), Disposition.RETRY),
         (CrawlerError("anything else"), Disposition.RETRY),
         (ValueError("a bug"), Disposition.RETRY),
