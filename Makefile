@@ -15,11 +15,13 @@ lint:
 	ruff check .
 	ruff format --check .
 	mypy
+	lint-imports
 
 demo:
 	python manage.py demo
 
 bench:
+	python -m pip install -r bench/requirements.txt
 	python bench/queue_throughput.py
 	python bench/wakeup_latency.py
 	python bench/stream_memory.py

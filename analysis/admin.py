@@ -1,7 +1,9 @@
-"""Page analyses in the Django admin: read-only results, and a force-analyze action.
+"""Page analyses in the Django admin: read-only results, and force-analyze actions.
 
-The action calls `crawler.control.force_analyze`, the same function as the
-admin API's force-analyze route, so both audit and behave alike.
+The actions (on page analyses, and on the crawler's job admin, re-registered
+here because analysis owns the action) call `analysis.control.force_analyze`,
+the same function as the admin API's force-analyze route, so all audit and
+behave alike.
 """
 
 from collections import Counter
@@ -10,9 +12,12 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from analysis import control
 from analysis.models import PageAnalysis
 from catalog.models import Page
-from crawler import control
+from crawler import admin as crawler_admin
+from crawler.control import ControlError
+from crawler.models import Job
 
 
 @admin.register(PageAnalysis)
@@ -36,8 +41,28 @@ class PageAnalysisAdmin(admin.ModelAdmin):
         pages = list(Page.objects.filter(id__in=queryset.values_list("page_id", flat=True)))
         try:
             outcomes = Counter(control.force_analyze(actor=request.user, page=page).value for page in pages)
-        except control.ControlError as exc:
+        except ControlError as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return
         summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items())) or "nothing to do"
         self.message_user(request, f"Force re-analysis for {len(pages)} page(s): {summary}.", messages.SUCCESS)
+
+
+admin.site.unregister(Job)
+
+
+@admin.register(Job)
+class JobAdmin(crawler_admin.JobAdmin):
+    actions = (*crawler_admin.JobAdmin.actions, "force_analyze")
+
+    @admin.action(description="Force-analyze the pages of selected analyze_page jobs")
+    def force_analyze(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
+        page_ids = queryset.filter(kind="analyze_page").values_list("page_id", flat=True)
+        pages = list(Page.objects.filter(id__in=page_ids))
+        try:
+            outcomes = [control.force_analyze(actor=request.user, page=page) for page in pages]
+        except ControlError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return
+        summary = ", ".join(sorted({o.value for o in outcomes})) or "none"
+        self.message_user(request, f"Force-analyze queued for {len(pages)} page(s): {summary}.", messages.SUCCESS)

@@ -6,9 +6,11 @@ from collections import Counter
 from typing import Any
 
 from django.db.models import Count
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from analysis.models import PageAnalysis
+from catalog.api import extensions
 from catalog.models import Chapter
 
 TOP_TAGS = 10
@@ -73,3 +75,22 @@ def chapter_analysis_summary(chapter: Chapter) -> dict[str, Any]:
             :TOP_TAGS
         ],
     }
+
+
+@extend_schema_field(ChapterAnalysisSummarySerializer)
+class ChapterAnalysisSummaryField(serializers.Field):
+    """The chapter's `chapter_analysis_summary`, as a read-only field of the library API's chapter."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, chapter: Chapter) -> dict[str, Any]:
+        return chapter_analysis_summary(chapter)
+
+
+def register_library_fields() -> None:
+    """Show analysis in the library API: each page's result (null before the first) and the chapter summary."""
+    extensions.register_page_field(
+        "analysis", lambda: PageAnalysisSerializer(read_only=True, allow_null=True), select_related="analysis"
+    )
+    extensions.register_chapter_field("analysis_summary", ChapterAnalysisSummaryField)

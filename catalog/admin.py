@@ -1,13 +1,12 @@
-from django.contrib import admin, messages
-from django.db.models import QuerySet
-from django.http import HttpRequest
+"""The library's tables in the Django admin.
+
+Apps built on the catalog add their own actions by registering a subclass of
+these admins (the crawler's "queue downloads" actions live in `crawler.admin`).
+"""
+
+from django.contrib import admin
 
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
-from crawler import control
-
-
-def _report_enqueued(modeladmin: admin.ModelAdmin, request: HttpRequest, enqueued: int) -> None:
-    modeladmin.message_user(request, f"Queued {enqueued} chapter download(s).", messages.SUCCESS)
 
 
 @admin.register(Source)
@@ -22,17 +21,6 @@ class MangaAdmin(admin.ModelAdmin):
     list_display = ("title", "status", "cover_state", "latest_chapter_at", "updated_at")
     list_filter = ("status", "cover_state")
     search_fields = ("title",)
-    actions = ("requeue_chapters",)
-
-    @admin.action(description="Queue downloads of not-yet-downloaded chapters")
-    def requeue_chapters(self, request: HttpRequest, queryset: QuerySet[Manga]) -> None:
-        enqueued = sum(
-            control.enqueue_missing_content(
-                actor=request.user, chapters=Chapter.objects.filter(manga=manga), scope="manga", target_id=manga.id
-            )
-            for manga in queryset
-        )
-        _report_enqueued(self, request, enqueued)
 
 
 @admin.register(MangaSource)
@@ -49,18 +37,6 @@ class ChapterAdmin(admin.ModelAdmin):
     list_filter = ("sync_state", "source")
     search_fields = ("manga__title", "title", "source_chapter_key")
     raw_id_fields = ("manga",)
-    actions = ("requeue_chapters",)
-
-    @admin.action(description="Queue downloads of selected chapters (not yet downloaded)")
-    def requeue_chapters(self, request: HttpRequest, queryset: QuerySet[Chapter]) -> None:
-        ids = list(queryset.values_list("id", flat=True))
-        enqueued = control.enqueue_missing_content(
-            actor=request.user,
-            chapters=Chapter.objects.filter(id__in=ids),
-            scope="chapter",
-            target_id=ids[0] if len(ids) == 1 else "",
-        )
-        _report_enqueued(self, request, enqueued)
 
 
 @admin.register(Page)

@@ -1,10 +1,12 @@
 """Bookmarks and the bookmark hook.
 
-Creating a bookmark says "I want to read this": the hook enqueues content
-downloads for the manga's chapters that are not stored yet — from the
+Creating a bookmark says "I want to read this": the hook asks for content
+downloads of the manga's chapters that are not stored yet — from the
 bookmarked chapter onward for a chapter bookmark — in ascending chapter
 number, so chapter 1 leaves the queue before chapter 2 (seed 000, "Both
-enqueue paths now order by chapters.number").
+enqueue paths now order by chapters.number"). The catalog only says so
+(`catalog.signals.bookmark_created`); the crawler, which owns the queue,
+listens and enqueues.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from catalog.models import Bookmark, Chapter, Manga
-from crawler.passes.pipeline import enqueue_chapter_content
+from catalog.signals import bookmark_created
 
 
 def not_downloaded(chapters: QuerySet[Chapter]) -> QuerySet[Chapter]:
@@ -39,5 +41,5 @@ def create_bookmark(*, user: Any, manga: Manga, chapter: Chapter | None = None) 
     """Create the bookmark and run the hook in one transaction (no bookmark without its downloads)."""
     with transaction.atomic():
         bookmark = Bookmark.objects.create(user=user, manga=manga, chapter=chapter)
-        enqueue_chapter_content(chapters_to_fetch(manga, chapter))
+        bookmark_created.send(Bookmark, bookmark=bookmark, chapters=chapters_to_fetch(manga, chapter))
     return bookmark

@@ -31,7 +31,7 @@ from django.core.files import File
 from django.core.files.storage import FileSystemStorage, Storage, default_storage
 from PIL import Image, UnidentifiedImageError
 
-from crawler.errors import ImageRejected
+from catalog.errors import ImageRejected
 
 SNIFF_BYTES = 64
 _DIRECTORY = re.compile(r"^[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*$")

@@ -1,8 +1,10 @@
-"""Django admin for the crawler tables.
+"""Django admin for the crawler tables, and the crawler's actions on the library's tables.
 
 The job admin is read-only: its actions call the same `crawler.control`
-functions as the admin API (requeue dead, release, force-analyze), so both
-faces audit and behave alike. The audit log is read-only for everyone.
+functions as the admin API (requeue dead, release), so both faces audit and
+behave alike. The audit log is read-only for everyone. The manga and chapter
+admins of `catalog.admin` are re-registered here with the "queue downloads"
+actions, because the crawler owns the queue they act on.
 """
 
 from typing import Any
@@ -11,7 +13,8 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from catalog.models import Page
+from catalog import admin as catalog_admin
+from catalog.models import Chapter, Manga
 from crawler import control
 from crawler.control import backlog
 from crawler.models import AuditEvent, CrawlerState, Job, JobState, WorkerStatus
@@ -26,7 +29,7 @@ class JobAdmin(admin.ModelAdmin):
     search_help_text = "Payload title (sync_manga), manga title, or job id."
     readonly_fields = [f.name for f in Job._meta.fields]
     list_select_related = ("manga", "chapter__manga", "page__chapter__manga")
-    actions = ("requeue_dead", "release", "force_analyze")
+    actions = ("requeue_dead", "release")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -53,18 +56,6 @@ class JobAdmin(admin.ModelAdmin):
         running = list(queryset.filter(state=JobState.RUNNING).values_list("id", flat=True))
         released = sum(control.release(actor=request.user, job_id=job_id) for job_id in running)
         self.message_user(request, f"Released {released} of {len(running)} running job(s).", messages.SUCCESS)
-
-    @admin.action(description="Force-analyze the pages of selected analyze_page jobs")
-    def force_analyze(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
-        page_ids = queryset.filter(kind="analyze_page").values_list("page_id", flat=True)
-        pages = list(Page.objects.filter(id__in=page_ids))
-        try:
-            outcomes = [control.force_analyze(actor=request.user, page=page) for page in pages]
-        except control.ControlError as exc:
-            self.message_user(request, str(exc), messages.ERROR)
-            return
-        summary = ", ".join(sorted({o.value for o in outcomes})) or "none"
-        self.message_user(request, f"Force-analyze queued for {len(pages)} page(s): {summary}.", messages.SUCCESS)
 
 
 @admin.register(CrawlerState)
@@ -94,3 +85,44 @@ class AuditEventAdmin(admin.ModelAdmin):
 @admin.register(WorkerStatus)
 class WorkerStatusAdmin(admin.ModelAdmin):
     list_display = ("role", "host", "pid", "heartbeat_at", "stopped_at")
+
+
+def _report_enqueued(modeladmin: admin.ModelAdmin, request: HttpRequest, enqueued: int) -> None:
+    modeladmin.message_user(request, f"Queued {enqueued} chapter download(s).", messages.SUCCESS)
+
+
+admin.site.unregister(Manga)
+
+
+@admin.register(Manga)
+class MangaAdmin(catalog_admin.MangaAdmin):
+    actions = ("requeue_chapters",)
+
+    @admin.action(description="Queue downloads of not-yet-downloaded chapters")
+    def requeue_chapters(self, request: HttpRequest, queryset: QuerySet[Manga]) -> None:
+        enqueued = sum(
+            control.enqueue_missing_content(
+                actor=request.user, chapters=Chapter.objects.filter(manga=manga), scope="manga", target_id=manga.id
+            )
+            for manga in queryset
+        )
+        _report_enqueued(self, request, enqueued)
+
+
+admin.site.unregister(Chapter)
+
+
+@admin.register(Chapter)
+class ChapterAdmin(catalog_admin.ChapterAdmin):
+    actions = ("requeue_chapters",)
+
+    @admin.action(description="Queue downloads of selected chapters (not yet downloaded)")
+    def requeue_chapters(self, request: HttpRequest, queryset: QuerySet[Chapter]) -> None:
+        ids = list(queryset.values_list("id", flat=True))
+        enqueued = control.enqueue_missing_content(
+            actor=request.user,
+            chapters=Chapter.objects.filter(id__in=ids),
+            scope="chapter",
+            target_id=ids[0] if len(ids) == 1 else "",
+        )
+        _report_enqueued(self, request, enqueued)

@@ -4,6 +4,21 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from catalog.errors import ImageRejected
+
+__all__ = [
+    "CrawlerError",
+    "FetchRefused",
+    "ImageRejected",
+    "JobCancelled",
+    "NotFound",
+    "PermanentError",
+    "RetryLater",
+    "SessionExpired",
+    "SourceConfigError",
+    "SourceUnavailable",
+]
+
 
 class CrawlerError(Exception):
     """A job failed for a reason worth retrying or dead-lettering (an ordinary failed attempt)."""
@@ -41,20 +56,31 @@ class RetryLater(CrawlerError):
         self.until = until
 
 
-class NotFound(CrawlerError):
-    """The source says the item does not exist (404)."""
+class NotFound(PermanentError):
+    """The source says the item does not exist (404/410): asking again cannot succeed."""
 
 
 class FetchRefused(PermanentError):
     """A URL points outside the source's own hosts and configured image hosts (SSRF guard)."""
 
 
-class ImageRejected(CrawlerError):
-    """Downloaded bytes are not an acceptable image: wrong type, over the byte cap, cut short."""
-
-
 class SourceConfigError(PermanentError):
     """A Source row's adapter settings are missing or malformed."""
+
+
+class SelectorMatchedNothing(SourceConfigError):
+    """A selector the crawl needs (list anchors on page 1, chapters, pages) matched nothing on a page.
+
+    The message names the source, the settings key, the selector and the URL:
+    the operator fixes the settings, retrying the same page cannot help.
+    """
+
+    def __init__(self, source_id: str, key: str, selector: str, url: str, *, hint: str = "") -> None:
+        self.source_id, self.key, self.selector, self.url = source_id, key, selector, url
+        extra = f"; {hint}" if hint else ""
+        super().__init__(
+            f"source {source_id!r}: settings key {key!r} (selector {selector!r}) matched nothing on {url}{extra}"
+        )
 
 
 class JobCancelled(Exception):

@@ -13,6 +13,8 @@ from typing import Any
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from mangalord.secret import secret_key
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -57,11 +59,26 @@ def _non_negative(name: str, default: int) -> int:
 
 
 DATA_DIR = Path(_read("MANGALORD_DATA_DIR", env.str, str(BASE_DIR / "data"))).resolve()
-SECRET_KEY = _read("SECRET_KEY", env.str, "insecure-dev-key-change-me")
 DEBUG = _read("DEBUG", _strict_bool, False)
+SECRET_KEY = secret_key(_read("SECRET_KEY", env.str, ""), debug=DEBUG, data_dir=DATA_DIR)
 ALLOWED_HOSTS = _read("ALLOWED_HOSTS", env.list, ["127.0.0.1", "localhost", "testserver"])
 ADMIN_ALLOWED_ORIGINS = _read("ADMIN_ALLOWED_ORIGINS", env.list, [])
-CSRF_TRUSTED_ORIGINS = list(ADMIN_ALLOWED_ORIGINS)
+# Origins trusted for CSRF: the admin's allowed origins plus any given here
+# (behind an HTTPS proxy: the public https:// origin).
+CSRF_TRUSTED_ORIGINS = list(dict.fromkeys([*ADMIN_ALLOWED_ORIGINS, *_read("CSRF_TRUSTED_ORIGINS", env.list, [])]))
+
+# --- HTTPS (behind a TLS-terminating proxy; README "Behind an HTTPS proxy") ----------
+# The proxy says the original request was HTTPS in this header; trust it only
+# when the proxy always sets (or strips) it.
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if _read("SECURE_PROXY_SSL_HEADER", _strict_bool, False) else None
+)
+SECURE_SSL_REDIRECT = _read("SECURE_SSL_REDIRECT", _strict_bool, False)
+SECURE_HSTS_SECONDS = _non_negative("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _read("SECURE_HSTS_INCLUDE_SUBDOMAINS", _strict_bool, False)
+SECURE_HSTS_PRELOAD = _read("SECURE_HSTS_PRELOAD", _strict_bool, False)
+SESSION_COOKIE_SECURE = _read("SESSION_COOKIE_SECURE", _strict_bool, False)
+CSRF_COOKIE_SECURE = _read("CSRF_COOKIE_SECURE", _strict_bool, False)
 
 INSTALLED_APPS = [
     "daphne",

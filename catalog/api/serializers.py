@@ -9,8 +9,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from analysis.models import PageAnalysis
-from analysis.serializers import ChapterAnalysisSummarySerializer, PageAnalysisSerializer, chapter_analysis_summary
+from catalog.api import extensions
 from catalog.models import Bookmark, Chapter, Manga, Page
 
 
@@ -54,25 +53,20 @@ class MangaDetailSerializer(MangaListSerializer):
 
 
 class PageSerializer(serializers.ModelSerializer):
+    """A stored page; apps built on the catalog add fields (analysis adds `analysis`)."""
+
     image = serializers.SerializerMethodField()
-    analysis = serializers.SerializerMethodField()
 
     class Meta:
         model = Page
-        fields = ("id", "index", "image", "content_type", "width", "height", "bytes", "sha256", "analysis")
+        fields = ("id", "index", "image", "content_type", "width", "height", "bytes", "sha256")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {**super().get_fields(), **extensions.page_fields()}
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_image(self, page: Page) -> str:
         return _absolute(self.context, reverse("catalog-api:page-image", args=[page.id]))
-
-    @extend_schema_field(PageAnalysisSerializer(allow_null=True))
-    def get_analysis(self, page: Page) -> dict[str, Any] | None:
-        """The page's analysis (joined by the chapter query), or null before the first one."""
-        try:
-            analysis = page.analysis
-        except PageAnalysis.DoesNotExist:
-            return None
-        return PageAnalysisSerializer(analysis, context=self.context).data
 
 
 class MangaRefSerializer(serializers.ModelSerializer):
@@ -82,16 +76,18 @@ class MangaRefSerializer(serializers.ModelSerializer):
 
 
 class ChapterDetailSerializer(ChapterSummarySerializer):
+    """A chapter with its pages; apps built on the catalog add fields (analysis adds `analysis_summary`)."""
+
     manga = MangaRefSerializer(read_only=True)
     pages = PageSerializer(many=True, read_only=True)
-    analysis_summary = serializers.SerializerMethodField()
 
     class Meta(ChapterSummarySerializer.Meta):
-        fields = ("manga",) + ChapterSummarySerializer.Meta.fields + ("analysis_summary", "pages")
+        fields = ("manga",) + ChapterSummarySerializer.Meta.fields + ("pages",)
 
-    @extend_schema_field(ChapterAnalysisSummarySerializer)
-    def get_analysis_summary(self, chapter: Chapter) -> dict[str, Any]:
-        return chapter_analysis_summary(chapter)
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        pages = fields.pop("pages")
+        return {**fields, **extensions.chapter_fields(), "pages": pages}
 
 
 class BookmarkSerializer(serializers.ModelSerializer):

@@ -35,6 +35,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalog.api import extensions
 from catalog.api import serializers as s
 from catalog.api.auth import API_AUTHENTICATION
 from catalog.api.pagination import Pagination
@@ -133,12 +134,12 @@ class MangaViewSet(LibraryAccess, viewsets.ReadOnlyModelViewSet):
         return _stream_file(request, manga.cover.name, mimetypes.guess_type(manga.cover.name)[0] or "", "")
 
 
-@extend_schema_view(retrieve=extend_schema(summary="One chapter with its pages and their analysis"))
+@extend_schema_view(retrieve=extend_schema(summary="One chapter with its pages (and their analysis)"))
 class ChapterViewSet(LibraryAccess, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = s.ChapterDetailSerializer
 
     def get_queryset(self) -> QuerySet[Chapter]:
-        pages = Page.objects.select_related("analysis").order_by("index")
+        pages = Page.objects.select_related(*extensions.page_select_related()).order_by("index")
         return Chapter.objects.select_related("manga").prefetch_related(Prefetch("pages", queryset=pages))
 
 

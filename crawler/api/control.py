@@ -1,4 +1,4 @@
-"""Control endpoints: run/reconcile passes, browser restart, session refresh, requeue, force-analyze.
+"""Control endpoints: run/reconcile passes, browser restart, session refresh, requeue.
 
 Each view validates with an input serializer, calls one `crawler.control`
 function with keyword arguments and renders its outcome; a pass request
@@ -21,17 +21,17 @@ from crawler.api import serializers as s
 from crawler.api.base import AdminAPIView
 from crawler.queue import ConfirmationRequired
 
-_ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 409: s.ErrorSerializer}
+ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 409: s.ErrorSerializer}
 
 
-def _validated(serializer_class: type[Any], request: Request) -> dict[str, Any]:
+def validated(serializer_class: type[Any], request: Request) -> dict[str, Any]:
     """The request body through its input serializer; a bad body raises a 400 naming each field."""
     data = serializer_class(data=request.data if request.data is not None else {})
     data.is_valid(raise_exception=True)
     return data.validated_data
 
 
-def _control_error(exc: control.ControlError) -> Response:
+def control_error(exc: control.ControlError) -> Response:
     bad_input = isinstance(exc, (control.AmbiguousSource, control.InvalidSessionValue))
     code = status.HTTP_400_BAD_REQUEST if bad_input else status.HTTP_409_CONFLICT
     return Response({"detail": str(exc)}, status=code)
@@ -44,11 +44,11 @@ class _PassView(AdminAPIView):
     request_pass: Any = None
 
     def post(self, request: Request) -> Response:
-        data = _validated(s.PassRequestInput, request)
+        data = validated(s.PassRequestInput, request)
         try:
             results = self.request_pass(actor=request.user, source_id=data.get("source"))
         except control.ControlError as exc:
-            return _control_error(exc)
+            return control_error(exc)
         rendered = s.PassResultSerializer(results, many=True).data
         in_flight = [r.source_id for r in results if r.skipped]
         if len(in_flight) == len(results):
@@ -59,7 +59,7 @@ class _PassView(AdminAPIView):
 
 _pass_schema = {
     "request": s.PassRequestInput,
-    "responses": {202: s.PassResponseSerializer, 409: s.PassResponseSerializer, **_ERRORS},
+    "responses": {202: s.PassResponseSerializer, 409: s.PassResponseSerializer, **ERRORS},
 }
 
 
@@ -82,7 +82,7 @@ class RestartBrowserView(AdminAPIView):
         operation_id="crawler_restart_browser",
         summary="Request a coordinated browser restart in every crawl worker",
         request=None,
-        responses={202: s.RestartResponseSerializer, **_ERRORS},
+        responses={202: s.RestartResponseSerializer, **ERRORS},
     )
     def post(self, request: Request) -> Response:
         generation = control.restart_browser(actor=request.user)
@@ -96,16 +96,16 @@ class SessionView(AdminAPIView):
         operation_id="crawler_session",
         summary="Refresh a source's PHPSESSID (stored server-side, never echoed)",
         request=s.SessionInput,
-        responses={200: s.SessionResponseSerializer, **_ERRORS},
+        responses={200: s.SessionResponseSerializer, **ERRORS},
     )
     def post(self, request: Request) -> Response:
-        data = _validated(s.SessionInput, request)
+        data = validated(s.SessionInput, request)
         try:
             refreshed = control.refresh_session(
                 actor=request.user, phpsessid=data["phpsessid"], source_id=data.get("source")
             )
         except control.ControlError as exc:
-            return _control_error(exc)
+            return control_error(exc)
         return Response({"source": refreshed.source_id, "stored": True})
 
 
@@ -114,29 +114,13 @@ class RequeueView(AdminAPIView):
         operation_id="crawler_requeue",
         summary="Requeue dead jobs (scope all|manga|chapter|job; all needs confirm)",
         request=s.RequeueInput,
-        responses={200: s.RequeueResponseSerializer, **_ERRORS},
+        responses={200: s.RequeueResponseSerializer, **ERRORS},
     )
     def post(self, request: Request) -> Response:
-        data = _validated(s.RequeueInput, request)
+        data = validated(s.RequeueInput, request)
         scope, target = data["scope"], data.get("target")
         try:
             requeued = control.requeue(actor=request.user, scope=scope, target=target, confirm=data["confirm"])
         except ConfirmationRequired as exc:  # the serializer refuses first; the queue guards too
             return Response({"confirm": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"scope": scope, "target": target, "requeued": requeued})
-
-
-class ForceAnalyzeView(AdminAPIView):
-    @extend_schema(
-        operation_id="crawler_force_analyze",
-        summary="Force re-analysis of a page",
-        request=s.ForceAnalyzeInput,
-        responses={202: s.ForceAnalyzeResponseSerializer, **_ERRORS},
-    )
-    def post(self, request: Request) -> Response:
-        page = _validated(s.ForceAnalyzeInput, request)["page"]
-        try:
-            outcome = control.force_analyze(actor=request.user, page=page)
-        except control.ControlError as exc:
-            return _control_error(exc)
-        return Response({"page": page.id, "outcome": outcome.value}, status=202)

@@ -13,7 +13,7 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from catalog.models import Chapter, Manga, Page, Source
+from catalog.models import Chapter, Manga, Source
 from crawler import control
 from crawler.control import backlog
 from crawler.models import Job, JobState
@@ -94,14 +94,6 @@ class RequeueInput(serializers.Serializer):
         if model is Job and row["state"] != JobState.DEAD:
             raise serializers.ValidationError({"target": f"Job {target} is {row['state']}, not dead."})
         return attrs
-
-
-class ForceAnalyzeInput(serializers.Serializer):
-    page = serializers.PrimaryKeyRelatedField(
-        queryset=Page.objects.all(),
-        pk_field=serializers.UUIDField(),
-        error_messages={"does_not_exist": "No page with id {pk_value}."},
-    )
 
 
 class JobListQuery(serializers.Serializer):
@@ -191,11 +183,6 @@ class RequeueResponseSerializer(serializers.Serializer):
     scope = serializers.CharField()
     target = serializers.UUIDField(allow_null=True)
     requeued = serializers.IntegerField()
-
-
-class ForceAnalyzeResponseSerializer(serializers.Serializer):
-    page = serializers.UUIDField()
-    outcome = serializers.CharField()
 
 
 class ListPageSerializer(serializers.Serializer):

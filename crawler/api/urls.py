@@ -1,10 +1,15 @@
-"""Routes of the admin crawler API under /api/v1/admin/crawler/ (SPEC §6)."""
+"""Routes of the admin crawler API under /api/v1/admin/crawler/ (SPEC §6).
+
+Apps built on the crawler add their own control routes here through
+`crawler.api.routes.register` from their `AppConfig.ready()` (analysis adds
+force-analyze), so the crawler never imports them.
+"""
 
 from django.urls import path
 
+from crawler.api import routes
 from crawler.api.backlog import BacklogView
 from crawler.api.control import (
-    ForceAnalyzeView,
     ReconcileView,
     RequeueView,
     RestartBrowserView,
@@ -25,8 +30,8 @@ urlpatterns = [
     path("restart-browser/", RestartBrowserView.as_view(), name="restart-browser"),
     path("session/", SessionView.as_view(), name="session"),
     path("requeue/", RequeueView.as_view(), name="requeue"),
-    path("force-analyze/", ForceAnalyzeView.as_view(), name="force-analyze"),
     path("dead-jobs/", DeadJobsView.as_view(), name="dead-jobs"),
     path("history/", HistoryView.as_view(), name="history"),
     path("backlog/", BacklogView.as_view(), name="backlog"),
+    *routes.registered(),
 ]

@@ -1,5 +1,10 @@
 """Operator control actions, shared by the admin API and the Django admin actions.
 
+Subpackage `crawler.control`: this module (the actions), `audit` (the audit
+log, written only from here) and `backlog` (the read models of the operator's
+lists). It may import the queue, the passes and the runtime state; the API
+(`crawler.api`), the admin and the dashboard call it, the pipeline never does.
+
 Each function takes already-validated arguments (the API validates with its
 input serializers, the admin hands over model rows), does the one thing,
 writes its audit row and reports an outcome. Neither face owns logic: a view
@@ -16,14 +21,12 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 from django.views.decorators.debug import sensitive_variables
 
-from analysis.service import EnqueueForPageOutcome, enqueue_for_page
 from catalog.bookmarks import not_downloaded
-from catalog.models import Chapter, Page, Source
+from catalog.models import Chapter, Source
 from crawler import queue, runtime
 from crawler.control import audit
 from crawler.passes.pipeline import enqueue_chapter_content
@@ -45,10 +48,6 @@ class NoEnabledSource(ControlError):
 
 
 class AmbiguousSource(ControlError):
-    pass
-
-
-class AnalysisDisabled(ControlError):
     pass
 
 
@@ -204,25 +203,6 @@ def release(*, actor: Any, job_id: uuid.UUID) -> bool:
     if released:
         audit.record(actor, "release_job", scope="job", target_id=job_id, detail={"released": True})
     return released
-
-
-def force_analyze(*, actor: Any, page: Page) -> EnqueueForPageOutcome:
-    """Re-analyse a page even if done: upgrade, release-and-rerun or insert (see `enqueue_for_page`).
-
-    Returns the service's outcome enum, which the audit row records.
-    """
-    if not settings.ANALYSIS_ENABLED:
-        raise AnalysisDisabled("analysis is disabled (ANALYSIS_ENABLED=false)")
-    with transaction.atomic():
-        outcome = enqueue_for_page(page, force=True)
-        audit.record(
-            actor,
-            "force_analyze",
-            scope="page",
-            target_id=page.id,
-            detail={"outcome": outcome.value},
-        )
-    return outcome
 
 
 # --- chapter content ---------------------------------------------------------------------

@@ -25,6 +25,7 @@ from django.utils import timezone
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream
 from crawler.errors import CrawlerError, JobCancelled, SessionExpired
+from crawler.events import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
 from crawler.status import StatusHandle
@@ -64,7 +65,9 @@ def download_chapter(chapter: Chapter, source: SourceAdapter, *, status: StatusH
         except Exception:
             _set_state(chapter, Chapter.SyncState.FAILED)
             raise
-    _enqueue_analysis(chapter)
+    # Analysis (when installed) queues the pages not analysed yet: all of the
+    # chapter's, since pages kept from an interrupted run never reached here.
+    chapter_downloaded.send(Chapter, chapter=chapter)
     return len(stored)
 
 
@@ -144,18 +147,3 @@ def _as_source_chapter(chapter: Chapter) -> SourceChapter:
 def _set_state(chapter: Chapter, state: str) -> None:
     chapter.sync_state = state
     Chapter.objects.filter(id=chapter.id).update(sync_state=state, updated_at=timezone.now())
-
-
-def _enqueue_analysis(chapter: Chapter) -> None:
-    """Queue analysis for the chapter's pages not analysed yet (in-flight ones are deduplicated).
-
-    Not just the pages this call stored: pages kept from an interrupted run
-    never reached this point, and would otherwise never be analysed.
-    """
-    if not settings.ANALYSIS_ENABLED:
-        return
-    # Imported here: analysis builds on the catalog, not the other way round.
-    from analysis.service import enqueue_for_page
-
-    for page in Page.objects.filter(chapter=chapter).exclude(analysis__state="done").order_by("index"):
-        enqueue_for_page(page, force=False)

@@ -23,7 +23,7 @@ from django.utils import timezone
 from catalog.models import Manga, Source
 from crawler import runtime
 from crawler import status as phases
-from crawler.errors import JobCancelled, SessionExpired
+from crawler.errors import JobCancelled, SessionExpired, SourceConfigError
 from crawler.passes.pipeline import CoverOutcome, MangaOutcome, MetadataOutcome, fetch_cover, process_manga_ref
 from crawler.sources import get_source
 from crawler.sources.base import Source as SourceAdapter
@@ -46,6 +46,9 @@ class MetadataStats:
     upserted: int = 0
     covers_fetched: int = 0
     mangas_failed: int = 0
+    # Settings that matched nothing (SourceConfigError): each named in a warning, never a silent 0.
+    config_errors: int = 0
+    dates_unparsed: int = 0
     stopped_early: bool = False
     walked_to_completion: bool = False
     aborted: bool = False
@@ -112,12 +115,21 @@ def _run(
     runtime.set_last_run_clean(source_row.id, False)
     stats = MetadataStats()
     attempted_covers: set[object] = set()
-    _walk(source_row, source, stats, attempted_covers, status=status, limit=limit, cancel=cancel, clean=clean_before)
+    try:
+        _walk(
+            source_row, source, stats, attempted_covers, status=status, limit=limit, cancel=cancel, clean=clean_before
+        )
+    except SourceConfigError as exc:
+        # The list itself is misconfigured: record the summary, then dead-letter the pass with the reason.
+        logger.warning("metadata pass source=%s: %s", source_row.id, exc)
+        stats.config_errors += 1
+        _record(source_row, stats, status, source)
+        raise
     if not stats.aborted:
         _backfill_covers(source_row, source, stats, attempted_covers, status=status, cancel=cancel)
     if should_mark_clean_exit(stats.walked_to_completion, stats.stopped_early):
         runtime.set_last_run_clean(source_row.id, True)
-    _record(source_row, stats, status)
+    _record(source_row, stats, status, source)
     return stats
 
 
@@ -156,8 +168,10 @@ def _walk(
             stats.discovered += 1
             status.set_phase(phases.fetching_metadata(stats.discovered, limit, ref.title))
             outcome = _process_one(source_row, source, ref, status)
-            if outcome is None:
+            if not isinstance(outcome, MangaOutcome):
                 stats.mangas_failed += 1
+                if outcome == "config":
+                    stats.config_errors += 1
                 consecutive_failures += 1
                 if should_abort_pass(consecutive_failures, max_failures):
                     logger.error(
@@ -190,15 +204,18 @@ def unseen_refs(refs: list[SourceMangaRef], seen: set[str]) -> list[SourceMangaR
 
 def _process_one(
     source_row: Source, source: SourceAdapter, ref: SourceMangaRef, status: StatusHandle
-) -> MangaOutcome | None:
-    """Run the pipeline for one ref; None when this manga failed (the pass goes on)."""
+) -> MangaOutcome | str:
+    """Run the pipeline for one ref; "config" or "failed" when this manga failed (the pass goes on)."""
     try:
         return process_manga_ref(source_row, source, ref, status=status)
     except (SessionExpired, JobCancelled):
         raise
+    except SourceConfigError as exc:
+        logger.warning("metadata pass source=%s manga %s: configuration error: %s", source_row.id, ref.key, exc)
+        return "config"
     except Exception as exc:  # noqa: BLE001 - one manga's failure is counted, not fatal
         logger.warning("metadata pass source=%s manga %s failed: %s", source_row.id, ref.key, exc)
-        return None
+        return "failed"
 
 
 def _count(stats: MetadataStats, outcome: MangaOutcome, attempted_covers: set[object]) -> None:
@@ -237,7 +254,9 @@ def _backfill_covers(
             stats.covers_fetched += 1
 
 
-def _record(source_row: Source, stats: MetadataStats, status: StatusHandle) -> None:
+def _record(source_row: Source, stats: MetadataStats, status: StatusHandle, source: SourceAdapter) -> None:
+    notes = getattr(source, "notes", None)
+    stats.dates_unparsed = getattr(notes, "unparsed_dates", 0)
     at = timezone.now()
     runtime.save_last_pass(source_row.id, {**asdict(stats), "source_id": source_row.id, "at": at.isoformat()})
     status.record_pass(

@@ -1,5 +1,9 @@
 """The persistent job queue over `crawler_jobs`: the only code that writes job state.
 
+Subpackage `crawler.queue`: this module (the queue API), `payloads` (the typed
+job records). It stands on `crawler.models`, `crawler.signals` and
+`crawler.errors` alone; everything else in the crawler may import it.
+
 Workers `lease` rows, heartbeat with `renew`, and finish with `ack_done`,
 `ack_failed` or `release`. Every finishing call is a compare-and-set on
 `(id, lease_generation, state='running')` whose row count is the answer: a

@@ -20,6 +20,7 @@ import os
 import queue
 import shutil
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from urllib.parse import urljoin
 from django.conf import settings
 from playwright.sync_api import Browser, Playwright, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from crawler.errors import FetchRefused, SourceUnavailable
 
@@ -38,6 +40,7 @@ T = TypeVar("T")
 # Pages are rendered for their markup only; images stream over HTTP separately.
 _BLOCKED_RESOURCES = frozenset({"image", "media", "font"})
 _MAX_REDIRECTS = 5
+_READY_POLL_MS = 100
 
 
 @dataclass(frozen=True)
@@ -124,8 +127,17 @@ class BrowserManager:
         *,
         cookies: Iterable[dict[str, Any]] = (),
         url_allowed: Callable[[str], bool] | None = None,
+        ready: Callable[[str], bool] | None = None,
+        wait_secs: float = 0.0,
+        network_idle: bool = False,
     ) -> RenderedPage:
         """Load `url` in the manager's tab with `cookies` added; returns the final markup.
+
+        Pages that fill themselves by script (an ajax chapter list, a reader
+        built from an inline image array) are snapshotted once `ready(html)`
+        holds, or network idle is reached when asked, but never later than
+        `wait_secs` after the load: a page that never gets ready is returned
+        as it is, and the caller's required-selector check reports it.
 
         Navigation redirects are followed by hand so each hop passes
         `url_allowed` before it is requested (FetchRefused otherwise), and
@@ -134,7 +146,8 @@ class BrowserManager:
         """
         cookies = list(cookies)
         try:
-            page = self.run(lambda browser: self._render_on_thread(browser, url, cookies, url_allowed))
+            wait = _Wait(ready, wait_secs, network_idle)
+            page = self.run(lambda browser: self._render_on_thread(browser, url, cookies, url_allowed, wait))
         except PlaywrightError as exc:
             if "net::ERR_" not in str(exc):
                 self.record_failure()
@@ -301,6 +314,7 @@ class BrowserManager:
         url: str,
         cookies: list[dict[str, Any]],
         url_allowed: Callable[[str], bool] | None,
+        wait: _Wait,
     ) -> RenderedPage:
         # Opening a context and a page costs about a second here, so one tab is
         # kept per launched browser and reused; it only ever lives on this thread.
@@ -309,7 +323,14 @@ class BrowserManager:
             if tab is not None:
                 tab.close()
             tab = self._tab = _Tab(browser, self.navigation_timeout_secs)
-        return tab.render(url, cookies, url_allowed)
+        return tab.render(url, cookies, url_allowed, wait)
+
+
+@dataclass(frozen=True)
+class _Wait:
+    ready: Callable[[str], bool] | None
+    secs: float
+    network_idle: bool
 
 
 class _Tab:
@@ -326,7 +347,7 @@ class _Tab:
         self._final_url = [""]
 
     def render(
-        self, url: str, cookies: list[dict[str, Any]], url_allowed: Callable[[str], bool] | None
+        self, url: str, cookies: list[dict[str, Any]], url_allowed: Callable[[str], bool] | None, wait: _Wait
     ) -> RenderedPage:
         self._allowed, self._refused, self._final_url = url_allowed, [], [url]
         if cookies:
@@ -340,7 +361,24 @@ class _Tab:
                 ) from None
             raise
         status = response.status if response else None
-        return RenderedPage(self._final_url[0], status, self.page.content(), self.context.cookies())
+        html = self._settle(wait) if status is None or status < 400 else self.page.content()
+        return RenderedPage(self._final_url[0], status, html, self.context.cookies())
+
+    def _settle(self, wait: _Wait) -> str:
+        """The page's markup once it is ready (or the wait ran out)."""
+        deadline = time.monotonic() + wait.secs
+        if wait.network_idle and wait.secs > 0:
+            try:
+                self.page.wait_for_load_state("networkidle", timeout=wait.secs * 1000)
+            except PlaywrightTimeoutError:
+                logger.info("browser: %s did not reach network idle within %.1fs", self.page.url, wait.secs)
+        html = self.page.content()
+        if wait.ready is None:
+            return html
+        while not wait.ready(html) and time.monotonic() < deadline:
+            self.page.wait_for_timeout(_READY_POLL_MS)
+            html = self.page.content()
+        return html
 
     def close(self) -> None:
         try:

@@ -1,26 +1,60 @@
 """Settings of the selector-configured `html` adapter, validated from a Source row's `settings` JSON.
 
-Every key is checked up front (type, CSS selector syntax, regex, URL
-template) so a typo fails with an error naming the key rather than as an
-empty crawl hours later. Unknown keys are errors too.
+Every key is checked up front (type, selector syntax, regex, URL template
+placeholders) so a typo fails with an error naming the key rather than as an
+empty crawl hours later. Unknown keys are errors too. `{"preset": "madara"}`
+(see `crawler.sources.presets`) fills in a site family's keys; any key given
+next to it overrides the preset's.
 
-Keys (selectors are CSS; `chapter_link` and `chapter_date` are relative to
-each `chapter_item`):
+Selectors use the dialect of `crawler.sources.selectors` (CSS plus jsoup's
+`:contains()`/`:containsOwn()`). Keys marked *spec* are field specs: a
+selector optionally followed by ` ::own` (own text only) or ` @attr` (an
+attribute). Item-relative keys (`chapter_*`) are relative to each `chapter_item`.
 
-    list_url              required  URL template with {page}, absolute or relative to base_url
-    list_anchor           required  list anchors; href and title attributes become refs
-    list_next             optional  "next page" link; absent = a non-empty page means there may be more
-    manga_key_pattern     optional  regex with one group, searched in the manga URL's path
-    title                 required
-    alt_titles, description, authors, status, tags, cover   optional
-    chapter_item          required
-    chapter_link          optional  default "a"
-    chapter_date          optional  element with a datetime attribute (or ISO text)
-    chapter_key_pattern   optional  regex with one group, searched in the chapter URL's path
-    chapter_number_pattern optional regex with one group, searched in the link text
-    page_image            required  the reader's <img> elements
-    image_attrs           optional  attributes holding image URLs, first present wins
+List pages
+    list_url              required  URL template ({page}, {page_index} = page - 1), absolute or relative to base_url
+    list_method           optional  GET (default) or POST
+    list_body             optional  POST form fields {name: template with {page}/{page_index}}
+    list_anchor           required  list anchors (selector); their href becomes the manga URL
+    list_title            optional  spec read on each anchor for the title, default "@title"
+    list_next             optional  "next page" selector; absent = a non-empty page means there may be more
+    manga_key_pattern     optional  regex with one group, searched in the manga URL's path (default: last segment)
+Manga detail
+    title                 required  spec
+    alt_titles, description, authors, status, tags   optional specs
+    alt_titles_separator  optional  regex splitting each alt_titles value ("," or ";" lists)
+    cover                 optional  selector of the cover <img> (read with image_attrs)
+Chapter list
+    chapter_item          required  selector of one chapter entry
+    chapter_link          optional  selector of its link, default "a"
+    chapter_title         optional  spec for the chapter title, default the link's text
+    chapter_date          optional  spec, or a list of specs tried in order (ISO, formats, relative phrases)
+    chapter_date_formats  optional  list of strptime formats, e.g. ["%B %d, %Y"]
+    date_language         optional  language of relative dates ("2 days ago"), default "en"
+    chapter_key_pattern   optional  regex with one group, searched in the chapter URL's path (default: the whole path)
+    chapter_number_pattern optional regex with one group, searched in the chapter title
+    chapter_url_suffix    optional  appended to each chapter URL unless present (Madara's "?style=list")
+    chapter_list_url      optional  a second request for the list when the page has no chapter_item:
+                                    template with {manga_url} (no trailing slash), {base} (base_url, no
+                                    trailing slash), {id} (the chapter_list_id value)
+    chapter_list_method   optional  GET or POST (default POST)
+    chapter_list_body     optional  POST form fields {name: template}
+    chapter_list_id       optional  spec read on the detail page for {id}, e.g. "div[data-id] @data-id"
+    chapter_list_fallback_url, chapter_list_fallback_method, chapter_list_fallback_body
+                          optional  tried when chapter_list_url answers 4xx (an old endpoint switched off)
+Chapter pages
+    page_image            required  the reader's <img> elements (optional when page_script is set)
+    page_script           optional  regex over inline <script> text; group 1 marks where a JS/JSON value
+                                    starts; the value (array or object) is parsed whole with chompjs
+    page_script_path      optional  dotted path into that value, e.g. "sources.0.images"
+    image_attrs           optional  attributes holding image URLs, first present wins ("srcset" = largest)
+Requests
+    image_referer         optional  Referer of image requests: "chapter" (default; covers use the manga
+                                    URL), "site" (base_url), "none", or an absolute URL
+    headers               optional  extra request headers {name: value} for every request
     requires_browser      optional  load pages through the shared Chromium
+    browser_wait_secs     optional  how long the browser waits for the required selector, default 10
+    browser_network_idle  optional  also wait for network idle (bounded by browser_wait_secs)
     image_hosts           optional  extra hosts images may come from (cdn.example.com[:port], *.example.com)
     session_cookie        optional  cookie name of the operator's session, default PHPSESSID
     login_wall_selector   optional  matches only on the site's login form (= session expired)
@@ -29,17 +63,23 @@ each `chapter_item`):
 from __future__ import annotations
 
 import re
+import string
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from selectolax.parser import HTMLParser
-
 from crawler.errors import SourceConfigError
+from crawler.sources import selectors
+from crawler.sources.dates import known_language
 from crawler.sources.hosts import parse_host_rule
 
 DEFAULT_NUMBER_PATTERN = r"(\d+(?:\.\d+)?)"
+DEFAULT_IMAGE_ATTRS = ("data-src", "data-lazy-src", "srcset", "data-cfsrc", "src")
 _COOKIE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-_PROBE = HTMLParser("<p></p>")
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+_FORBIDDEN_HEADERS = {"cookie", "host", "content-length"}
+LIST_PLACEHOLDERS = frozenset({"page", "page_index"})
+CHAPTER_LIST_PLACEHOLDERS = frozenset({"manga_url", "base", "id"})
 
 
 @dataclass(frozen=True)
@@ -48,51 +88,94 @@ class HtmlSourceConfig:
     list_anchor: str
     title: str
     chapter_item: str
-    page_image: str
+    page_image: str | None = None
+    preset: str | None = None
+    list_method: str = "GET"
+    list_body: tuple[tuple[str, str], ...] = ()
+    list_title: str = "@title"
     list_next: str | None = None
     manga_key_pattern: str | None = None
     alt_titles: str | None = None
+    alt_titles_separator: str | None = None
     description: str | None = None
     authors: str | None = None
     status: str | None = None
     tags: str | None = None
     cover: str | None = None
     chapter_link: str = "a"
-    chapter_date: str | None = None
+    chapter_title: str | None = None
+    chapter_date: tuple[str, ...] = ()
+    chapter_date_formats: tuple[str, ...] = ()
+    date_language: str = "en"
     chapter_key_pattern: str | None = None
     chapter_number_pattern: str = DEFAULT_NUMBER_PATTERN
-    image_attrs: tuple[str, ...] = ("data-src", "src")
+    chapter_url_suffix: str | None = None
+    chapter_list_url: str | None = None
+    chapter_list_method: str = "POST"
+    chapter_list_body: tuple[tuple[str, str], ...] = ()
+    chapter_list_id: str | None = None
+    chapter_list_fallback_url: str | None = None
+    chapter_list_fallback_method: str = "POST"
+    chapter_list_fallback_body: tuple[tuple[str, str], ...] = ()
+    page_script: str | None = None
+    page_script_path: str | None = None
+    image_attrs: tuple[str, ...] = DEFAULT_IMAGE_ATTRS
+    image_referer: str = "chapter"
+    headers: tuple[tuple[str, str], ...] = ()
     requires_browser: bool = False
+    browser_wait_secs: float = 10.0
+    browser_network_idle: bool = False
     image_hosts: tuple[str, ...] = ()
     session_cookie: str = "PHPSESSID"
     login_wall_selector: str | None = None
 
     @classmethod
     def from_settings(cls, data: Any, *, source_id: str) -> HtmlSourceConfig:
-        """Validate a settings dict; raise SourceConfigError naming the first bad key."""
+        """Validate a settings dict (preset applied first); raise SourceConfigError naming the first bad key."""
+        # Imported here: presets are plain settings dicts validated by this very function.
+        from crawler.sources.presets import apply_preset
+
         if not isinstance(data, dict):
             raise SourceConfigError(f"source {source_id!r}: settings must be a JSON object")
+        data = apply_preset(data, source_id=source_id)
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
             raise SourceConfigError(f"source {source_id!r}: unknown settings key {unknown[0]!r}")
-        missing = [f.name for f in fields(cls) if f.name in _REQUIRED and f.name not in data]
+        missing = [name for name in _REQUIRED if name not in data]
         if missing:
             raise SourceConfigError(f"source {source_id!r}: settings key {missing[0]!r} is required")
         values = {name: _validate(source_id, name, value) for name, value in data.items()}
-        return cls(**values)
+        config = cls(**values)
+        _check_combination(source_id, config)
+        return config
+
+    def spec(self, name: str) -> selectors.FieldSpec | None:
+        """The parsed field spec of key `name` (None when unset)."""
+        value = getattr(self, name)
+        return selectors.parse_spec(value) if value else None
 
 
-_REQUIRED = {"list_url", "list_anchor", "title", "chapter_item", "page_image"}
-_SELECTORS = {
-    "list_anchor", "list_next", "title", "alt_titles", "description", "authors", "status", "tags", "cover",
-    "chapter_item", "chapter_link", "chapter_date", "page_image", "login_wall_selector",
-}  # fmt: skip
-_PATTERNS = {"manga_key_pattern", "chapter_key_pattern", "chapter_number_pattern"}
+_REQUIRED = ("list_url", "list_anchor", "title", "chapter_item")
+_SELECTORS = {"list_anchor", "list_next", "chapter_item", "chapter_link", "page_image", "cover", "login_wall_selector"}
+_SPECS = {"list_title", "title", "alt_titles", "description", "authors", "status", "tags", "chapter_title"}
+_SPECS |= {"chapter_list_id"}
+_PATTERNS = {"manga_key_pattern", "chapter_key_pattern", "chapter_number_pattern", "page_script"}
+_METHODS = {"list_method", "chapter_list_method", "chapter_list_fallback_method"}
+_BODIES = {"list_body": LIST_PLACEHOLDERS, "chapter_list_body": CHAPTER_LIST_PLACEHOLDERS}
+_BODIES["chapter_list_fallback_body"] = CHAPTER_LIST_PLACEHOLDERS
+_TEMPLATES = {"list_url": LIST_PLACEHOLDERS, "chapter_list_url": CHAPTER_LIST_PLACEHOLDERS}
+_TEMPLATES["chapter_list_fallback_url"] = CHAPTER_LIST_PLACEHOLDERS
+_BOOLEANS = {"requires_browser", "browser_network_idle"}
+_STRING_LISTS = {"image_attrs", "image_hosts", "chapter_date_formats"}
 _OPTIONAL_NONE = {
-    "list_next", "manga_key_pattern", "alt_titles", "description", "authors", "status", "tags", "cover",
-    "chapter_date", "chapter_key_pattern", "login_wall_selector",
+    "page_image", "preset", "list_next", "manga_key_pattern", "alt_titles", "alt_titles_separator", "description",
+    "authors", "status", "tags", "cover", "chapter_title", "chapter_key_pattern", "chapter_url_suffix",
+    "chapter_list_url", "chapter_list_id", "chapter_list_fallback_url", "page_script", "page_script_path",
+    "login_wall_selector",
 }  # fmt: skip
+_EMPTY_WHEN_NONE = {"chapter_date": (), "list_body": (), "chapter_list_body": (), "chapter_list_fallback_body": ()}
+_EMPTY_WHEN_NONE["headers"] = ()
 
 
 def _validate(source_id: str, name: str, value: Any) -> Any:
@@ -101,43 +184,130 @@ def _validate(source_id: str, name: str, value: Any) -> Any:
 
     if value is None and name in _OPTIONAL_NONE:
         return None
-    if name == "requires_browser":
+    if value is None and name in _EMPTY_WHEN_NONE:
+        return _EMPTY_WHEN_NONE[name]
+    if name in _BOOLEANS:
         if not isinstance(value, bool):
             raise bad("must be true or false")
         return value
-    if name in ("image_attrs", "image_hosts"):
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise bad("must be a list of non-empty strings")
-        if name == "image_attrs" and not value:
-            raise bad("must name at least one attribute")
-        if name == "image_hosts":
-            for entry in value:
-                try:
-                    parse_host_rule(entry)
-                except SourceConfigError as exc:
-                    raise bad(f"is invalid: {exc}") from exc
-        return tuple(value)
+    if name == "browser_wait_secs":
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 120:
+            raise bad("must be a number of seconds between 0 and 120")
+        return float(value)
+    if name in _STRING_LISTS:
+        return _string_list(name, value, bad)
+    if name == "chapter_date":
+        specs = [value] if isinstance(value, str) else value
+        if not isinstance(specs, list) or not specs or not all(isinstance(v, str) and v.strip() for v in specs):
+            raise bad("must be a field spec or a non-empty list of field specs")
+        for spec in specs:
+            _check_spec(spec, bad)
+        return tuple(specs)
+    if name in _BODIES or name == "headers":
+        return _string_map(name, value, bad)
     if not isinstance(value, str) or not value.strip():
         raise bad("must be a non-empty string")
     if name in _SELECTORS:
         try:
-            _PROBE.css(value)
+            selectors.check_selector(value)
         except ValueError as exc:
             raise bad(f"is not a valid CSS selector: {value!r}") from exc
-    elif name in _PATTERNS:
+    elif name in _SPECS:
+        _check_spec(value, bad)
+    elif name in _PATTERNS or name == "alt_titles_separator":
         try:
             compiled = re.compile(value)
         except re.error as exc:
             raise bad(f"is not a valid regular expression: {exc}") from exc
-        if compiled.groups != 1:
+        if name in _PATTERNS and compiled.groups != 1:
             raise bad("must have exactly one capture group")
-    elif name == "list_url":
-        if "{page}" not in value:
-            raise bad("must contain the {page} placeholder")
-        try:
-            value.format(page=1)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise bad(f"has a bad placeholder: {exc}") from exc
+    elif name in _TEMPLATES:
+        _check_template(value, _TEMPLATES[name], bad)
+    elif name in _METHODS:
+        if value.upper() not in ("GET", "POST"):
+            raise bad("must be GET or POST")
+        return value.upper()
     elif name == "session_cookie" and not _COOKIE_NAME.match(value):
         raise bad("must be a plain cookie name")
+    elif name == "date_language" and not known_language(value):
+        raise bad(f"names no language the date parser knows: {value!r} (use a code like 'en', 'es', 'pt')")
+    elif name == "image_referer" and value not in ("chapter", "site", "none") and not value.startswith("http"):
+        raise bad('must be "chapter", "site", "none" or an absolute URL')
+    elif name == "page_script_path" and not all(value.split(".")):
+        raise bad("must be a dotted path like sources.0.images")
     return value
+
+
+def _string_list(name: str, value: Any, bad: Callable[[str], SourceConfigError]) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise bad("must be a list of non-empty strings")
+    if name == "image_attrs" and not value:
+        raise bad("must name at least one attribute")
+    if name == "image_hosts":
+        for entry in value:
+            try:
+                parse_host_rule(entry)
+            except SourceConfigError as exc:
+                raise bad(f"is invalid: {exc}") from exc
+    return tuple(value)
+
+
+def _string_map(name: str, value: Any, bad: Callable[[str], SourceConfigError]) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise bad("must be a JSON object of strings")
+    if name == "headers":
+        for header in value:
+            if not _HEADER_NAME.match(header) or header.lower() in _FORBIDDEN_HEADERS:
+                raise bad(f"cannot set header {header!r}")
+    else:
+        for template in value.values():
+            _check_template(template, _BODIES[name], bad)
+    return tuple(value.items())
+
+
+def _check_spec(value: str, bad: Callable[[str], SourceConfigError]) -> None:
+    try:
+        selectors.parse_spec(value)
+    except ValueError as exc:
+        raise bad(f"is not a valid CSS selector: {value!r} ({exc})") from exc
+
+
+def _check_template(value: str, allowed: frozenset[str], bad: Callable[[str], SourceConfigError]) -> None:
+    try:
+        names = {field for _, field, _, _ in string.Formatter().parse(value) if field is not None}
+    except ValueError as exc:
+        raise bad(f"has a bad placeholder: {exc}") from exc
+    unknown = sorted(names - allowed)
+    if unknown:
+        raise bad(f"has an unknown placeholder {{{unknown[0]}}} (allowed: {', '.join(sorted(allowed))})")
+
+
+def template_fields(value: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(value) if field}
+
+
+def _check_combination(source_id: str, config: HtmlSourceConfig) -> None:
+    """Rules between keys, checked once every key is valid on its own."""
+
+    def bad(key: str, why: str) -> SourceConfigError:
+        return SourceConfigError(f"source {source_id!r}: settings key {key!r} {why}")
+
+    paged = template_fields(config.list_url) | {f for _, v in config.list_body for f in template_fields(v)}
+    if not paged & LIST_PLACEHOLDERS:
+        raise bad("list_url", "must contain the {page} placeholder (or list_body must, with list_method POST)")
+    if config.list_body and config.list_method != "POST":
+        raise bad("list_body", "needs list_method POST")
+    if config.page_image is None and config.page_script is None:
+        raise bad("page_image", "is required (unless page_script is set)")
+    if config.page_script_path and not config.page_script:
+        raise bad("page_script_path", "needs page_script")
+    for prefix in ("chapter_list", "chapter_list_fallback"):
+        url = getattr(config, f"{prefix}_url")
+        body = getattr(config, f"{prefix}_body")
+        used = (template_fields(url) if url else set()) | {f for _, v in body for f in template_fields(v)}
+        if body and not url:
+            raise bad(f"{prefix}_body", f"needs {prefix}_url")
+        if "id" in used and not config.chapter_list_id:
+            raise bad(f"{prefix}_url", "uses {id} but chapter_list_id is not set")
+    if config.chapter_list_fallback_url and not config.chapter_list_url:
+        raise bad("chapter_list_fallback_url", "needs chapter_list_url")

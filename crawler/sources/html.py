@@ -1,21 +1,35 @@
 """The selector-configured `html` adapter: any server-rendered manga site, described by a Source row's settings.
 
 Pages load through the shared browser when `requires_browser` is set (sites
-that need JavaScript or a browser fingerprint), else over plain HTTP. Images
-always stream over HTTP, carrying the session cookie and whatever cookies the
-browser context picked up, so a page's images never pass through Chromium.
+that need JavaScript or a browser fingerprint), else over plain HTTP; POST
+requests (list paging, ajax chapter lists) always go over HTTP with the
+cookies the browser picked up. Images always stream over HTTP with the
+session cookie and their Referer, so a page's images never pass through Chromium.
+
+A selector the crawl cannot do without that matches nothing raises
+`SelectorMatchedNothing`, naming the settings key, selector and URL, instead
+of yielding an empty list that looks like a caught-up site.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-from crawler.errors import CrawlerError, SessionExpired, SourceConfigError
+from selectolax.parser import HTMLParser
+
+from crawler.errors import (
+    CrawlerError,
+    NotFound,
+    SelectorMatchedNothing,
+    SessionExpired,
+    SourceConfigError,
+)
 from crawler.sources import parsing
 from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
-from crawler.sources.config import HtmlSourceConfig
+from crawler.sources.config import HtmlSourceConfig, template_fields
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import FetchedPage, HttpImageStream, SourceCookies, SourceHttp, raise_for_status
 
@@ -23,6 +37,10 @@ if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
+
+_XHR_HEADERS = {"X-Requested-With": "XMLHttpRequest"}
+# Answers to an ajax chapter request that say "this endpoint is not the one", not "try later".
+_NOT_THIS_ENDPOINT = frozenset(range(400, 500)) - {401, 403, 408, 429}
 
 
 class HtmlSource:
@@ -41,63 +59,209 @@ class HtmlSource:
         self.base_url = base_url.rstrip("/") + "/"
         self.config = config
         self.guard = HostGuard(source_id, base_url, config.image_hosts)
+        self.notes = parsing.ParseNotes()
         self._browser = browser
         self._session_value = session_value
         self._cookies = SourceCookies()
+        # Image URL -> the page it was found on, for the Referer image hosts check.
+        self._found_on: dict[str, str] = {}
         if session_value:
             self._cookies.set(config.session_cookie, session_value, urlsplit(base_url).hostname or "")
-        self._http = SourceHttp(source_id, self.guard, self._cookies)
+        self._http = SourceHttp(source_id, self.guard, self._cookies, headers=dict(config.headers))
 
     # --- the Source protocol --------------------------------------------------------------
 
     def list_page(self, n: int) -> tuple[list[SourceMangaRef], bool]:
         if n < 1:
             raise ValueError("list pages are numbered from 1")
-        page = self._load(urljoin(self.base_url, self.config.list_url.format(page=n)), what="list page")
-        refs, _dropped = parsing.parse_manga_list_anchors(
-            page.html, page.url, self.config.list_anchor, key_pattern=self.config.manga_key_pattern
+        config = self.config
+        values = {"page": n, "page_index": n - 1}
+        url = urljoin(self.base_url, config.list_url.format(**values))
+        body = {name: template.format(**values) for name, template in config.list_body} or None
+        try:
+            page = self._load(
+                url,
+                what="list page",
+                method=config.list_method,
+                data=body,
+                ready=lambda html: parsing.has_match(html, config.list_anchor),
+            )
+        except NotFound:
+            if n == 1:
+                raise
+            # WordPress answers 404 past the last archive page: the end of the list, not a failure.
+            logger.info("source %s: list page %d answered 404; the list ends at page %d", self.source_id, n, n - 1)
+            return [], False
+        refs, dropped = parsing.parse_manga_list_anchors(
+            page.html,
+            page.url,
+            config.list_anchor,
+            key_pattern=config.manga_key_pattern,
+            title_spec=parsing.selectors.parse_spec(config.list_title),
         )
-        if self.config.list_next:
-            has_next = parsing.has_match(page.html, self.config.list_next)
-        else:
-            has_next = bool(refs)
+        if not refs:
+            if n == 1:
+                hint = (
+                    f"{dropped} anchor(s) had no href or no title (list_title {config.list_title!r})" if dropped else ""
+                )
+                raise SelectorMatchedNothing(self.source_id, "list_anchor", config.list_anchor, page.url, hint=hint)
+            return [], False
+        has_next = parsing.has_match(page.html, config.list_next) if config.list_next else True
         return refs, has_next
 
     def manga_detail(self, ref: SourceMangaRef) -> MangaDetail:
-        page = self._load(ref.url, what="manga URL")
-        return parsing.parse_manga_detail(page.html, page.url, self.config)
+        config = self.config
+        page = self._load(ref.url, what="manga URL", ready=lambda html: parsing.has_match(html, config.chapter_item))
+        metadata, cover_url = parsing.parse_manga_metadata(page.html, page.url, config)
+        parsed = parsing.parse_chapter_items(page.html, page.url, config, notes=self.notes)
+        where = page.url
+        if parsed.items == 0 and config.chapter_list_url:
+            parsed, where = self._ajax_chapters(page)
+        if parsed.items == 0:
+            hint = f"nor on the chapter_list_url answer {where}" if where != page.url else ""
+            raise SelectorMatchedNothing(self.source_id, "chapter_item", config.chapter_item, page.url, hint=hint)
+        if not parsed.chapters:
+            raise SourceConfigError(
+                f"source {self.source_id!r}: {parsed.items} chapter item(s) on {where} but none has a link "
+                f"(chapter_link {config.chapter_link!r}) and a number (chapter_number_pattern "
+                f"{config.chapter_number_pattern!r} in the chapter title)"
+            )
+        if cover_url:
+            self._found_on[cover_url] = page.url
+        return MangaDetail(metadata=metadata, cover_url=cover_url, chapters=parsed.chapters)
 
     def chapter_pages(self, chapter: SourceChapter) -> list[str]:
         if not chapter.url:
             raise CrawlerError(f"source {self.source_id!r}: chapter {chapter.key} has no URL")
-        page = self._load(chapter.url, what="chapter URL")
-        urls = parsing.parse_page_images(page.html, page.url, self.config)
+        config = self.config
+        page = self._load(
+            chapter.url,
+            what="chapter URL",
+            ready=lambda html: bool(parsing.parse_page_images(html, chapter.url, config)),
+        )
+        urls = parsing.parse_page_images(page.html, page.url, config)
+        if not urls:
+            if config.page_image:
+                key, selector = "page_image", config.page_image
+            else:
+                key, selector = "page_script", config.page_script or ""
+            hint = ""
+            if config.page_image and config.page_script:
+                hint = f"page_script {config.page_script!r} found no image array in the page's scripts"
+            raise SelectorMatchedNothing(self.source_id, key, selector, page.url, hint=hint)
         for url in urls:
             # Refuse the whole chapter up front rather than store half of it.
             self.guard.check(url, what=f"page image of chapter {chapter.key}")
+            self._found_on[url] = page.url
         return urls
 
     def open_image(self, url: str) -> HttpImageStream:
-        return self._http.open_image(url)
+        return self._http.open_image(url, referer=self.referer_for(url))
+
+    def referer_for(self, url: str) -> str | None:
+        """The Referer an image request carries (image CDNs of both theme families check it)."""
+        mode = self.config.image_referer
+        if mode == "none":
+            return None
+        if mode == "site":
+            return self.base_url
+        if mode == "chapter":
+            return self._found_on.get(url, self.base_url)
+        return mode
 
     def close(self) -> None:
+        if self.notes.unparsed_dates:
+            logger.warning(
+                "source %s: %d chapter date(s) could not be parsed (e.g. %s); check chapter_date, "
+                "chapter_date_formats and date_language",
+                self.source_id,
+                self.notes.unparsed_dates,
+                ", ".join(repr(t) for t in self.notes.unparsed_examples),
+            )
         self._http.close()
 
     # --- loading ----------------------------------------------------------------------------
 
-    def _load(self, url: str, *, what: str) -> FetchedPage:
+    def _ajax_chapters(self, page: FetchedPage) -> tuple[parsing.ChapterParse, str]:
+        """The chapter list from the theme's second request (with its fallback on a 4xx answer)."""
+        config = self.config
+        values = {"manga_url": page.url.split("?")[0].rstrip("/"), "base": self.base_url.rstrip("/"), "id": ""}
+        attempts = [("chapter_list_url", config.chapter_list_url, config.chapter_list_method, config.chapter_list_body)]
+        if config.chapter_list_fallback_url:
+            attempts.append(
+                (
+                    "chapter_list_fallback_url",
+                    config.chapter_list_fallback_url,
+                    config.chapter_list_fallback_method,
+                    config.chapter_list_fallback_body,
+                )
+            )
+        for index, (key, template, method, body) in enumerate(attempts):
+            assert template is not None
+            used = template_fields(template) | {f for _, v in body for f in template_fields(v)}
+            if "id" in used and not values["id"]:
+                values["id"] = self._chapter_list_id(page)
+            url = urljoin(self.base_url, template.format(**values))
+            self.guard.check(url, what=f"{key} request")
+            answer = self._http.request_page(
+                url,
+                method=method,
+                data={name: v.format(**values) for name, v in body} or None,
+                headers={**_XHR_HEADERS, "Referer": page.url},
+                check=False,
+            )
+            if answer.status in _NOT_THIS_ENDPOINT:
+                if index + 1 < len(attempts):
+                    logger.info(
+                        "source %s: %s %s answered %d; trying the fallback", self.source_id, method, url, answer.status
+                    )
+                    continue
+                raise SourceConfigError(
+                    f"source {self.source_id!r}: settings key {key!r}: {method} {url} answered {answer.status} "
+                    f"(for {page.url})"
+                )
+            raise_for_status(self.source_id, answer.status, answer.url)
+            return parsing.parse_chapter_items(answer.html, page.url, config, notes=self.notes), answer.url
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _chapter_list_id(self, page: FetchedPage) -> str:
+        spec = self.config.spec("chapter_list_id")
+        value = spec.first(HTMLParser(page.html)) if spec else ""
+        if not value:
+            raise SelectorMatchedNothing(self.source_id, "chapter_list_id", self.config.chapter_list_id or "", page.url)
+        return value
+
+    def _load(
+        self,
+        url: str,
+        *,
+        what: str,
+        method: str = "GET",
+        data: dict[str, str] | None = None,
+        ready: Callable[[str], bool] | None = None,
+    ) -> FetchedPage:
         self.guard.check(url, what=what)
-        page = self._render(url) if self.config.requires_browser else self._http.get_page(url)
+        if self.config.requires_browser and method == "GET":
+            page = self._render(url, ready)
+        else:
+            page = self._http.request_page(url, method=method, data=data)
         if self.config.login_wall_selector and parsing.has_match(page.html, self.config.login_wall_selector):
             raise SessionExpired(f"source {self.source_id!r}: {url} answered the login wall (session expired)")
         return page
 
-    def _render(self, url: str) -> FetchedPage:
+    def _render(self, url: str, ready: Callable[[str], bool] | None) -> FetchedPage:
         assert self._browser is not None
         cookies = []
         if self._session_value:
             cookies.append({"name": self.config.session_cookie, "value": self._session_value, "url": self.base_url})
-        rendered = self._browser.render(url, cookies=cookies, url_allowed=self.guard.allows)
+        rendered = self._browser.render(
+            url,
+            cookies=cookies,
+            url_allowed=self.guard.allows,
+            ready=ready,
+            wait_secs=self.config.browser_wait_secs,
+            network_idle=self.config.browser_network_idle,
+        )
         for cookie in rendered.cookies:
             self._cookies.set(cookie["name"], cookie["value"], cookie["domain"])
         raise_for_status(self.source_id, rendered.status or 200, rendered.url)

@@ -22,11 +22,18 @@ CHUNK_BYTES = 64 * 1024
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) Mangalord/1.0"
 
 
-def raise_for_status(source_id: str, status: int, url: str) -> None:
-    """Map an HTTP status to the crawler's error kinds (2xx/3xx pass)."""
+def raise_for_status(source_id: str, status: int, url: str, *, image: bool = False) -> None:
+    """Map an HTTP status to the crawler's error kinds (2xx/3xx pass).
+
+    401/403 on a page means the session is gone; on an image it is the image
+    host refusing this request (a missing Referer, hotlink protection), which
+    no session refresh fixes, so it is an ordinary fetch error.
+    """
     if status < 400:
         return
     where = f"source {source_id!r}: {url} answered {status}"
+    if status in (401, 403) and image:
+        raise CrawlerError(f"{where} (the image host refused the request; check image_referer and headers)")
     if status in (401, 403):
         raise SessionExpired(f"{where} (session expired or missing)")
     if status in (404, 410):
@@ -93,31 +100,46 @@ class HttpImageStream:
 class SourceHttp:
     """One httpx client per adapter instance, bound to the adapter's host guard and cookie jar."""
 
-    def __init__(self, source_id: str, guard: HostGuard, cookies: SourceCookies) -> None:
+    def __init__(
+        self, source_id: str, guard: HostGuard, cookies: SourceCookies, *, headers: dict[str, str] | None = None
+    ) -> None:
         self.source_id = source_id
         self.guard = guard
         self.cookies = cookies
         self.client = httpx.Client(
             timeout=httpx.Timeout(settings.CRAWLER_HTTP_TIMEOUT_SECS),
             follow_redirects=False,
-            headers={"User-Agent": USER_AGENT},
+            headers={"User-Agent": USER_AGENT, **(headers or {})},
         )
 
     def get_page(self, url: str) -> FetchedPage:
-        response = self._send_guarded(url, what="page")
+        return self.request_page(url)
+
+    def request_page(
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        data: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+        check: bool = True,
+    ) -> FetchedPage:
+        """Fetch a page (GET, or POST with a form body); `check=False` returns 4xx answers instead of raising."""
+        response = self._send_guarded(url, what="page", method=method, data=data, headers=headers)
         try:
             response.read()
         except httpx.HTTPError as exc:
             raise SourceUnavailable(f"source {self.source_id!r}: reading {url} failed: {exc}") from exc
         finally:
             response.close()
-        raise_for_status(self.source_id, response.status_code, str(response.url))
+        if check or not 400 <= response.status_code < 500:
+            raise_for_status(self.source_id, response.status_code, str(response.url))
         return FetchedPage(str(response.url), response.status_code, response.text)
 
-    def open_image(self, url: str) -> HttpImageStream:
-        response = self._send_guarded(url, what="image URL")
+    def open_image(self, url: str, *, referer: str | None = None) -> HttpImageStream:
+        response = self._send_guarded(url, what="image URL", headers={"Referer": referer} if referer else None)
         try:
-            raise_for_status(self.source_id, response.status_code, str(response.url))
+            raise_for_status(self.source_id, response.status_code, str(response.url), image=True)
         except CrawlerError:
             response.close()
             raise
@@ -126,12 +148,24 @@ class SourceHttp:
     def close(self) -> None:
         self.client.close()
 
-    def _send_guarded(self, url: str, *, what: str) -> httpx.Response:
-        """Send a streamed GET, following up to MAX_REDIRECTS hops, each checked before it is requested."""
+    def _send_guarded(
+        self,
+        url: str,
+        *,
+        what: str,
+        method: str = "GET",
+        data: dict[str, str] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
+        """Send a streamed request, following up to MAX_REDIRECTS hops, each checked before it is requested.
+
+        A redirected POST continues as a GET, as browsers do for 301/302/303.
+        """
         for _ in range(MAX_REDIRECTS + 1):
             self.guard.check(url, what=what)
             cookie = self.cookies.header_for(url)
-            request = self.client.build_request("GET", url, headers={"Cookie": cookie} if cookie else None)
+            extra = {**(headers or {}), **({"Cookie": cookie} if cookie else {})}
+            request = self.client.build_request(method, url, headers=extra or None, data=data)
             try:
                 response = self.client.send(request, stream=True)
             except httpx.HTTPError as exc:
@@ -142,6 +176,8 @@ class SourceHttp:
             response.close()
             url = urljoin(url, response.headers["location"])
             what = f"redirect target (from a {what})"
+            if response.status_code in (301, 302, 303):
+                method, data = "GET", None
         raise SourceUnavailable(f"source {self.source_id!r}: more than {MAX_REDIRECTS} redirects for {url}")
 
     def _keep_set_cookies(self, response: httpx.Response) -> None:

@@ -1,7 +1,8 @@
-"""HTML parsing shared by the adapters: list anchors, manga detail, chapter images, login wall.
+"""HTML parsing shared by the adapters: list anchors, manga detail, chapters, chapter images, login wall.
 
 Pure functions over HTML text and a base URL (for resolving relative
-links), so they are tested without any server.
+links), so they are tested without any server. Selectors and field specs use
+the dialect of `crawler.sources.selectors`.
 """
 
 from __future__ import annotations
@@ -9,38 +10,71 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+import chompjs
 from selectolax.parser import HTMLParser, Node
 
 from crawler.errors import CrawlerError
+from crawler.sources import selectors
 from crawler.sources.base import MangaDetail, MangaMetadata, SourceChapter, SourceMangaRef
 from crawler.sources.config import DEFAULT_NUMBER_PATTERN, HtmlSourceConfig
+from crawler.sources.dates import parse_date
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_LIST_SELECTOR = "a.manga-link"
 _STATUS_WORDS = {
-    "ongoing": "ongoing", "publishing": "ongoing", "releasing": "ongoing",
+    "ongoing": "ongoing", "on going": "ongoing", "publishing": "ongoing", "releasing": "ongoing",
+    "updating": "ongoing",
     "completed": "completed", "complete": "completed", "finished": "completed", "ended": "completed",
     "hiatus": "hiatus", "on hold": "hiatus", "paused": "hiatus",
     "cancelled": "cancelled", "canceled": "cancelled", "dropped": "cancelled", "discontinued": "cancelled",
 }  # fmt: skip
+_TITLE_SPEC = selectors.FieldSpec(selector=None, attr="title")
+_SRCSET_DESCRIPTOR = re.compile(r"^(\d+(?:\.\d+)?)([wx])$")
 
 
-def key_from_url(url: str, pattern: str | None) -> str | None:
-    """The item key: `pattern`'s group searched in the URL path, else the last path segment."""
+@dataclass
+class ParseNotes:
+    """What parsing had to skip, kept per adapter so a pass can count and warn once."""
+
+    unparsed_dates: int = 0
+    unparsed_examples: list[str] = field(default_factory=list)
+
+    def date_failed(self, text: str) -> None:
+        self.unparsed_dates += 1
+        if len(self.unparsed_examples) < 3:
+            self.unparsed_examples.append(text)
+
+
+def key_from_url(url: str, pattern: str | None, *, whole_path: bool = False) -> str | None:
+    """The item key: `pattern`'s group searched in the URL path, else the last path segment (or the whole path).
+
+    Chapter keys default to the whole path ("manga/slug/chapter-1"): sites
+    number chapters "chapter-1" under every manga, and keys are unique per source.
+    """
     path = urlsplit(url).path
     if pattern:
         match = re.search(pattern, path)
         return match.group(1) if match and match.group(1) else None
     segments = [s for s in path.split("/") if s]
-    return segments[-1] if segments else None
+    if not segments:
+        return None
+    return "/".join(segments) if whole_path else segments[-1]
 
 
 def parse_manga_list_anchors(
-    html: str, base_url: str, selector: str = DEFAULT_LIST_SELECTOR, *, key_pattern: str | None = None
+    html: str,
+    base_url: str,
+    selector: str = DEFAULT_LIST_SELECTOR,
+    *,
+    key_pattern: str | None = None,
+    title_spec: selectors.FieldSpec = _TITLE_SPEC,
 ) -> tuple[list[SourceMangaRef], int]:
     """Refs from a list page's anchors, in page order, and how many anchors were dropped.
 
@@ -53,9 +87,9 @@ def parse_manga_list_anchors(
     refs: list[SourceMangaRef] = []
     seen: set[str] = set()
     dropped = 0
-    for anchor in HTMLParser(html).css(selector):
+    for anchor in selectors.select(HTMLParser(html), selector):
         href = (anchor.attributes.get("href") or "").strip()
-        title = (anchor.attributes.get("title") or "").strip()
+        title = title_spec.first(anchor)
         url = urljoin(base_url, href) if href else ""
         key = key_from_url(url, key_pattern) if url else None
         if not href or not title or not key:
@@ -75,57 +109,124 @@ def parse_manga_list_anchors(
     return refs, dropped
 
 
+def count_matches(html: str, selector: str) -> int:
+    return len(selectors.select(HTMLParser(html), selector))
+
+
 def has_match(html: str, selector: str) -> bool:
-    return HTMLParser(html).css_first(selector) is not None
+    return selectors.has_match(html, selector)
 
 
 def normalise_status(text: str) -> str:
-    return _STATUS_WORDS.get(" ".join(text.lower().split()), "unknown")
+    """A status word as themes print it ("OnGoing", "Completed") mapped to ours; else unknown."""
+    cleaned = " ".join("".join(ch for ch in text.lower() if ch.isalnum() or ch.isspace()).split())
+    if cleaned in _STATUS_WORDS:
+        return _STATUS_WORDS[cleaned]
+    for word, status in _STATUS_WORDS.items():
+        if re.search(rf"\b{re.escape(word)}\b", cleaned):
+            return status
+    return "unknown"
 
 
-def _texts(tree: Node | HTMLParser, selector: str | None) -> tuple[str, ...]:
-    if not selector:
-        return ()
-    texts = (node.text(separator=" ", strip=True) for node in tree.css(selector))
-    return tuple(dict.fromkeys(" ".join(t.split()) for t in texts if t.strip()))
+def _values(tree: Node | HTMLParser, config: HtmlSourceConfig, name: str) -> tuple[str, ...]:
+    spec = config.spec(name)
+    return tuple(dict.fromkeys(spec.values(tree))) if spec else ()
 
 
-def _first_text(tree: Node | HTMLParser, selector: str | None) -> str:
-    found = _texts(tree, selector)
+def _first(tree: Node | HTMLParser, config: HtmlSourceConfig, name: str) -> str:
+    found = _values(tree, config, name)
     return found[0] if found else ""
 
 
-def _image_url(node: Node, attrs: tuple[str, ...], base_url: str) -> str | None:
+def largest_srcset_candidate(srcset: str) -> str | None:
+    """The URL of the widest (or highest-density) `srcset` candidate; a bare URL counts as 1x."""
+    best: tuple[float, str] | None = None
+    for candidate in srcset.split(","):
+        parts = candidate.split()
+        if not parts:
+            continue
+        size = 1.0
+        if len(parts) > 1 and (match := _SRCSET_DESCRIPTOR.match(parts[-1])):
+            size = float(match.group(1))
+        if best is None or size > best[0]:
+            best = (size, parts[0])
+    return best[1] if best else None
+
+
+def image_url(node: Node, attrs: Iterable[str], base_url: str) -> str | None:
+    """The first usable image URL among `attrs` (data: placeholders skipped), resolved against `base_url`."""
     for attr in attrs:
         value = (node.attributes.get(attr) or "").strip()
+        if attr == "srcset" and value:
+            value = largest_srcset_candidate(value) or ""
         if value and not value.startswith("data:"):
             return urljoin(base_url, value)
     return None
 
 
-def _parse_datetime(node: Node | None) -> dt.datetime | None:
-    if node is None:
-        return None
-    raw = (node.attributes.get("datetime") or node.text(strip=True) or "").strip()
-    try:
-        parsed = dt.datetime.fromisoformat(raw)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+def parse_alt_titles(values: Iterable[str], separator: str | None, title: str) -> tuple[str, ...]:
+    parts = (p.strip() for v in values for p in (re.split(separator, v) if separator else [v]))
+    return tuple(dict.fromkeys(p for p in parts if p and p != title))
 
 
-def parse_chapters(html: str, base_url: str, config: HtmlSourceConfig) -> tuple[SourceChapter, ...]:
-    """Chapters of a detail page in ascending number; items without a link or a number are dropped (and logged)."""
+def _chapter_date(item: Node, config: HtmlSourceConfig, notes: ParseNotes | None) -> dt.datetime | None:
+    tried = ""
+    for raw in config.chapter_date:
+        text = _date_text(item, selectors.parse_spec(raw))
+        if not text:
+            continue
+        tried = tried or text
+        parsed = parse_date(text, formats=config.chapter_date_formats, language=config.date_language)
+        if parsed is not None:
+            return parsed
+    if tried and notes is not None:
+        notes.date_failed(tried)
+    return None
+
+
+def _date_text(item: Node, spec: selectors.FieldSpec) -> str:
+    """The spec's value; an element's `datetime` attribute (a <time>) wins over its text unless told otherwise."""
+    if spec.attr is None and not spec.own_text and spec.selector is not None:
+        node = selectors.select_first(item, spec.selector)
+        if node is not None and (node.attributes.get("datetime") or "").strip():
+            return (node.attributes.get("datetime") or "").strip()
+    return spec.first(item)
+
+
+def with_suffix(url: str, suffix: str | None) -> str:
+    """Madara's `?style=list`: appended unless present; a `?style=paged` view is replaced."""
+    if not suffix or url.endswith(suffix):
+        return url
+    if suffix.startswith("?") and "?" in url:
+        base, _, query = url.partition("?")
+        name = suffix[1:].split("=", 1)[0]
+        kept = [p for p in query.split("&") if p and p.split("=", 1)[0] != name]
+        return base + suffix + "".join("&" + p for p in kept)
+    return url + suffix
+
+
+@dataclass(frozen=True)
+class ChapterParse:
+    chapters: tuple[SourceChapter, ...]
+    items: int  # chapter_item matches, kept or not
+
+
+def parse_chapter_items(
+    html: str, base_url: str, config: HtmlSourceConfig, *, notes: ParseNotes | None = None
+) -> ChapterParse:
+    """Chapters in ascending number and how many items matched; items without a link or number are dropped (logged)."""
     number_pattern = re.compile(config.chapter_number_pattern or DEFAULT_NUMBER_PATTERN)
+    title_spec = config.spec("chapter_title")
     chapters: dict[str, SourceChapter] = {}
     dropped = 0
-    for item in HTMLParser(html).css(config.chapter_item):
+    items = selectors.select(HTMLParser(html), config.chapter_item)
+    for item in items:
         # chapter_item may itself be the anchor (e.g. "ul.chapters > a").
-        link = item.css_first(config.chapter_link) or (item if item.tag == "a" else None)
+        link = selectors.select_first(item, config.chapter_link) or (item if item.tag == "a" else None)
         href = (link.attributes.get("href") or "").strip() if link else ""
-        text = " ".join(link.text(separator=" ", strip=True).split()) if link else ""
-        url = urljoin(base_url, href) if href else ""
-        key = key_from_url(url, config.chapter_key_pattern) if url else None
+        text = (title_spec.first(item) if title_spec else "") or (selectors.read(link) if link else "")
+        url = with_suffix(urljoin(base_url, href), config.chapter_url_suffix) if href else ""
+        key = key_from_url(url, config.chapter_key_pattern, whole_path=True) if url else None
         match = number_pattern.search(text)
         try:
             number = Decimal(match.group(1)) if match else None
@@ -134,32 +235,79 @@ def parse_chapters(html: str, base_url: str, config: HtmlSourceConfig) -> tuple[
         if not key or number is None:
             dropped += 1
             continue
-        published = _parse_datetime(item.css_first(config.chapter_date)) if config.chapter_date else None
+        published = _chapter_date(item, config, notes) if config.chapter_date else None
         chapters.setdefault(key, SourceChapter(key=key, number=number, title=text, url=url, published_at=published))
     if dropped:
         logger.warning("manga detail %s: dropped %d chapter item(s) without a link or number", base_url, dropped)
-    return tuple(sorted(chapters.values(), key=lambda c: (c.number, c.key)))
+    return ChapterParse(tuple(sorted(chapters.values(), key=lambda c: (c.number, c.key))), len(items))
 
 
-def parse_manga_detail(html: str, base_url: str, config: HtmlSourceConfig) -> MangaDetail:
+def parse_chapters(html: str, base_url: str, config: HtmlSourceConfig) -> tuple[SourceChapter, ...]:
+    return parse_chapter_items(html, base_url, config).chapters
+
+
+def parse_manga_metadata(html: str, base_url: str, config: HtmlSourceConfig) -> tuple[MangaMetadata, str]:
+    """The manga's metadata and cover URL ("" when none)."""
     tree = HTMLParser(html)
-    title = _first_text(tree, config.title)
+    title = _first(tree, config, "title")
     if not title:
         raise CrawlerError(f"manga detail {base_url}: the title selector {config.title!r} matched nothing")
-    cover_node = tree.css_first(config.cover) if config.cover else None
-    cover_url = _image_url(cover_node, config.image_attrs, base_url) if cover_node else None
+    cover_node = selectors.select_first(tree, config.cover) if config.cover else None
+    cover_url = image_url(cover_node, config.image_attrs, base_url) if cover_node else None
     metadata = MangaMetadata(
         title=title,
-        alt_titles=tuple(t for t in _texts(tree, config.alt_titles) if t != title),
-        description=" ".join(_texts(tree, config.description)),
-        authors=_texts(tree, config.authors),
-        status=normalise_status(_first_text(tree, config.status)),
-        tags=_texts(tree, config.tags),
+        alt_titles=parse_alt_titles(_values(tree, config, "alt_titles"), config.alt_titles_separator, title),
+        description=" ".join(_values(tree, config, "description")),
+        authors=_values(tree, config, "authors"),
+        status=normalise_status(_first(tree, config, "status")),
+        tags=_values(tree, config, "tags"),
     )
-    return MangaDetail(metadata=metadata, cover_url=cover_url or "", chapters=parse_chapters(html, base_url, config))
+    return metadata, cover_url or ""
+
+
+def parse_manga_detail(
+    html: str, base_url: str, config: HtmlSourceConfig, *, notes: ParseNotes | None = None
+) -> MangaDetail:
+    metadata, cover_url = parse_manga_metadata(html, base_url, config)
+    chapters = parse_chapter_items(html, base_url, config, notes=notes).chapters
+    return MangaDetail(metadata=metadata, cover_url=cover_url, chapters=chapters)
 
 
 def parse_page_images(html: str, base_url: str, config: HtmlSourceConfig) -> list[str]:
-    """Absolute image URLs of a chapter's pages in reading order (duplicates collapse)."""
-    urls = (_image_url(node, config.image_attrs, base_url) for node in HTMLParser(html).css(config.page_image))
-    return list(dict.fromkeys(u for u in urls if u))
+    """Absolute image URLs of a chapter's pages in reading order (duplicates collapse).
+
+    The reader's <img> elements first; when they yield nothing and
+    `page_script` is set, the URL array from the inline script.
+    """
+    tree = HTMLParser(html)
+    urls: list[str | None] = []
+    if config.page_image:
+        urls = [image_url(node, config.image_attrs, base_url) for node in selectors.select(tree, config.page_image)]
+    found = list(dict.fromkeys(u for u in urls if u))
+    if not found and config.page_script:
+        found = list(dict.fromkeys(script_images(tree, config.page_script, config.page_script_path, base_url)))
+    return found
+
+
+def script_images(tree: HTMLParser, pattern: str, path: str | None, base_url: str) -> list[str]:
+    """Image URLs from the first inline script where `pattern` matches and its value parses."""
+    compiled = re.compile(pattern, re.DOTALL)
+    for text in selectors.iter_scripts(tree):
+        match = compiled.search(text)
+        if not match:
+            continue
+        try:
+            value: Any = chompjs.parse_js_object(text[match.start(1) :])
+        except ValueError:
+            continue
+        for step in path.split(".") if path else ():
+            if isinstance(value, list) and step.isdigit() and int(step) < len(value):
+                value = value[int(step)]
+            elif isinstance(value, dict) and step in value:
+                value = value[step]
+            else:
+                value = None
+                break
+        if isinstance(value, list):
+            return [urljoin(base_url, v.strip()) for v in value if isinstance(v, str) and v.strip()]
+    return []

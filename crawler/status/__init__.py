@@ -1,5 +1,11 @@
 """Live status of one worker process: phase, active chapters, current cover, last pass.
 
+Subpackage `crawler.status`: this module (the in-memory `StatusHandle` and
+phases), `publish` (status rows and the debounced publisher), `compose` (the
+payload every reader shows), `stream` (the SSE broadcaster) and `views`/`urls`
+(the dashboard page). It may import `crawler.queue` (counts), `crawler.runtime`,
+`crawler.control.backlog` and `catalog`; the pipeline imports only this module.
+
 Each worker process holds one `StatusHandle`. Pipeline code publishes into it
 (`set_phase`, `begin_chapter`, `begin_cover`, `set_chapter_pages`); the
 context managers clear their entry on success, exception and timeout alike.

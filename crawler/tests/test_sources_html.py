@@ -11,7 +11,7 @@ from PIL import Image
 
 from catalog.models import Source
 from crawler import runtime
-from crawler.errors import FetchRefused, NotFound, SessionExpired, SourceConfigError, SourceUnavailable
+from crawler.errors import CrawlerError, FetchRefused, NotFound, SessionExpired, SourceConfigError, SourceUnavailable
 from crawler.sources import get_source
 from crawler.sources.base import SourceChapter, SourceMangaRef
 from crawler.sources.demo import demo_settings
@@ -120,11 +120,13 @@ def test_phpsessid_from_runtime_state_opens_the_site_and_travels_with_image_fetc
     assert "sess-0123456789" not in caplog.text
 
 
-def test_image_without_the_session_raises_session_expired(demo_site, demo_source):
+def test_image_403_is_a_fetch_error_not_a_session_expiry(demo_site, demo_source):
+    # Image hosts answer 403 for a missing Referer or hotlink rules; only the login wall pauses a source.
     chapter = demo_site.catalog[0].chapters[0]
     demo_site.require_session = "sess-1"
-    with pytest.raises(SessionExpired):
+    with pytest.raises(CrawlerError, match="answered 403 .the image host refused") as caught:
         get_source(demo_source).open_image(demo_site.url(f"/img/pages/{chapter.key}/1.{chapter.page_format(1)}"))
+    assert not isinstance(caught.value, SessionExpired)
 
 
 def test_off_host_chapter_and_image_urls_are_refused_before_any_request(demo_source, bystander):

@@ -112,7 +112,7 @@ def test_handler_error_is_acked_failed_with_backoff(workers):
     job_id = enqueue_chapter()
 
     def handler(payload, ctx):
-        raise NotFound("detail page answered 404")
+        raise CrawlerError("image download cut short")
 
     worker = workers(handler)
     before = timezone.now()
@@ -122,9 +122,23 @@ def test_handler_error_is_acked_failed_with_backoff(workers):
     row = job(job_id)
     assert row.state == JobState.PENDING
     assert row.attempts == 1
-    assert "404" in row.last_error
+    assert "cut short" in row.last_error
     assert row.scheduled_at >= before + timedelta(seconds=40)  # 60 s base, jitter down to 0.8x
     assert worker.step() is False  # not leasable until the backoff passes
+
+
+def test_a_404_is_permanent_and_dead_letters_at_once(workers):
+    job_id = enqueue_chapter()
+
+    def handler(payload, ctx):
+        raise NotFound("source 'demo': http://site.test/manga/x/chapter-1/ answered 404")
+
+    worker = workers(handler)
+    worker.step()
+    wait_for_in_flight(worker)
+    row = job(job_id)
+    assert (row.state, row.attempts) == (JobState.DEAD, 1)
+    assert row.last_error.endswith("answered 404")
 
 
 def test_session_expired_releases_sets_flag_and_pauses_until_refreshed(workers):

@@ -9,7 +9,8 @@ failure is settled the same way by every loop and is tested without one:
 | `SessionExpired` (login wall)    | PAUSE       | `release`, flag and pause source |
 | `JobCancelled` (not by the loop) | RELEASE     | `release`                        |
 | `RetryLater` (Retry-After)       | DEFER       | `defer` until the given time     |
-| `PermanentError` (deterministic) | DEAD        | `ack_dead` with the reason       |
+| `PermanentError` (deterministic: | DEAD        | `ack_dead` with the reason       |
+| config, off-host URL, 404/410)   |             |                                  |
 | anything else                    | RETRY       | `ack_failed` (backoff, or dead)  |
 """
 

@@ -22,6 +22,7 @@ from crawler import status as phases
 from crawler.queue.payloads import MetadataPass
 from crawler.status import StatusHandle
 from crawler.workers.loop import Periodic, Worker, WorkerConfig
+from crawler.workers.registry import handlers_for
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +105,6 @@ def crawl_worker(*, concurrency: int | None = None, schedule: bool = True, **ove
 
 
 def analyze_worker(*, concurrency: int = 1, **overrides: Any) -> Worker:
-    from analysis.handlers import ANALYSIS_HANDLERS
-
-    config = WorkerConfig(role="analyze", handlers=ANALYSIS_HANDLERS, concurrency=concurrency, **overrides)
+    # The analysis app registers `analyze_page` from its AppConfig.ready().
+    config = WorkerConfig(role="analyze", handlers=handlers_for("analyze"), concurrency=concurrency, **overrides)
     return Worker(config, status=StatusHandle(concurrency))

@@ -21,5 +21,6 @@ class Command(PassCommand):
             raise CrawlerError(f"aborted after {stats.mangas_failed} manga failures")
         return (
             f"discovered={stats.discovered} upserted={stats.upserted} "
-            f"covers={stats.covers_fetched} failed={stats.mangas_failed}"
+            f"covers={stats.covers_fetched} failed={stats.mangas_failed} "
+            f"config_errors={stats.config_errors} dates_unparsed={stats.dates_unparsed}"
         )

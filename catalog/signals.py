@@ -1,0 +1,9 @@
+"""Signals the catalog sends for the apps built on it to act on (it never calls them itself)."""
+
+from django.dispatch import Signal
+
+# Sent inside the bookmark's transaction with `bookmark` and `chapters`: the
+# not-yet-downloaded chapters the reader now wants, ascending by number. The
+# crawler's receiver queues their downloads, so a failure there rolls the
+# bookmark back too (no bookmark without its downloads).
+bookmark_created = Signal()

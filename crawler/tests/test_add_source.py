@@ -1,0 +1,72 @@
+"""`manage.py add_source NAME BASE_URL --preset ...`: validated settings, a readable dry run, nothing kept on error."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from catalog.models import Source
+
+pytestmark = pytest.mark.django_db
+
+
+def add_source(*args: str) -> str:
+    out = StringIO()
+    call_command("add_source", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_add_source_with_a_preset_creates_the_row_and_prints_a_dry_run(madara_site):
+    output = add_source("Madara Fixture", madara_site.base_url, "--preset", "madara")
+    row = Source.objects.get(id="madara-fixture")
+    assert (row.kind, row.base_url, row.settings) == ("html", madara_site.base_url, {"preset": "madara"})
+    assert "list page 1: 2 manga(s), more pages" in output
+    assert f"crimson-tide                   Crimson Tide  <{madara_site.base_url}/manga/crimson-tide/>" in output
+    assert "alt titles   Akai Shio | Red Tide" in output
+    assert "status       ongoing" in output
+    assert "chapters     3" in output
+    assert "key=manga/crimson-tide/chapter-3" in output
+    assert "chapter 1: 3 page(s), first " in output
+    assert "added source 'madara-fixture'" in output
+
+
+def test_set_values_are_json_when_they_parse(mangathemesia_site):
+    add_source(
+        "Themesia",
+        mangathemesia_site.base_url,
+        "--preset",
+        "mangathemesia",
+        "--set",
+        f'image_hosts=["{mangathemesia_site.cdn.host_port}"]',
+        "--set",
+        "list_next=null",
+        "--set",
+        "chapter_title=.chapternum",
+    )
+    assert Source.objects.get(id="themesia").settings == {
+        "preset": "mangathemesia",
+        "image_hosts": [mangathemesia_site.cdn.host_port],
+        "list_next": None,
+        "chapter_title": ".chapternum",
+    }
+
+
+def test_a_failing_dry_run_names_the_key_and_adds_nothing(madara_site):
+    with pytest.raises(CommandError) as caught:
+        add_source("Madara", madara_site.base_url, "--preset", "madara", "--set", "chapter_item=li.chapter-row")
+    assert str(caught.value) == (
+        "dry run failed, source not added: source 'madara': settings key 'chapter_item' (selector 'li.chapter-row') "
+        f"matched nothing on {madara_site.base_url}/manga/crimson-tide/; nor on the chapter_list_url answer "
+        f"{madara_site.base_url}/manga/crimson-tide/ajax/chapters/"
+    )
+    assert not Source.objects.exists()
+
+
+def test_bad_settings_are_refused_before_any_request(madara_site):
+    with pytest.raises(CommandError, match="unknown settings key 'titel'"):
+        add_source("Madara", madara_site.base_url, "--preset", "madara", "--set", "titel=h1")
+    with pytest.raises(CommandError, match="expected key=value"):
+        add_source("Madara", madara_site.base_url, "--set", "title")
+    assert not Source.objects.exists() and madara_site.server.requests == []

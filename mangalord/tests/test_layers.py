@@ -1,0 +1,70 @@
+"""The import contract in pyproject.toml holds, and a back-import breaks it (what `lint-imports` in CI checks)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+APPS = ("mangalord", "catalog", "crawler", "analysis", "reader")
+
+pytestmark = pytest.mark.skipif(shutil.which("lint-imports") is None, reason="import-linter is a dev requirement")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["lint-imports", "--no-cache"], cwd=root, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def tree_copy(tmp_path: Path) -> Path:
+    for name in APPS:
+        shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_the_tree_keeps_the_contract(tree_copy):
+    result = lint_imports(tree_copy)
+    assert result.returncode == 0, result.stdout
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "back_import", "complaint"),
+    [
+        (
+            "catalog/bookmarks.py",
+            "from crawler.passes.pipeline import enqueue_chapter_content",
+            "catalog is not allowed to import crawler",
+        ),
+        (
+            "crawler/passes/chapter_download.py",
+            "from analysis.service import enqueue_for_page",
+            "crawler is not allowed to import analysis",
+        ),
+        (
+            "reader/cbz.py",
+            "from crawler.sources.config import SourceSettings",
+            "reader is not allowed to import crawler",
+        ),
+        (
+            "catalog/models.py",
+            "from reader.models import ReadProgress",
+            "catalog is not allowed to import reader",
+        ),
+        (
+            "crawler/queue/__init__.py",
+            "from crawler.workers import circuit",
+            "crawler.queue is not allowed to import crawler.workers",
+        ),
+    ],
+)
+def test_a_back_import_breaks_the_contract(tree_copy, module, back_import, complaint):
+    path = tree_copy / module
+    path.write_text(path.read_text() + f"\n{back_import}  # noqa\n")
+    result = lint_imports(tree_copy)
+    assert result.returncode != 0
+    assert complaint in result.stdout
