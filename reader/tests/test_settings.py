@@ -15,7 +15,9 @@ PROBE = "import django; django.setup(); from django.conf import settings; print(
 def start(tmp_path, value: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "mangalord.settings", "MANGALORD_DATA_DIR": str(tmp_path)}
     env.update(PYTHONPATH=REPO_ROOT, READER_DEFAULT_LANGUAGE=value)
-    return subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", PROBE], env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_a_language_code_is_accepted(tmp_path):
