@@ -87,6 +87,9 @@ def test_log_in_read_chapters_both_ways_and_progress_persists_into_opds(live_ser
     expect(phone.locator("#direction")).to_have_attribute("aria-pressed", "false")
     first = phone.locator("#pages img").first
     expect(first).to_be_visible()
+    phone.wait_for_function(
+        "document.querySelector('#pages img').complete && document.querySelector('#pages img').naturalWidth > 0"
+    )
     assert phone.evaluate("document.querySelector('#pages img').naturalWidth") == 400  # 390 CSS px rounded up to 200s
     _read_to_end(phone, "ArrowRight", 3)
     _shot(phone, "reader-chapter-paged-phone.png")
