@@ -16,6 +16,8 @@ from reader.cbz import comic_info, page_name
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, basic
 
+pytestmark = pytest.mark.sqlite_ok  # nothing here depends on PostgreSQL
+
 
 def fetch_cbz(client, chapter) -> tuple[object, zipfile.ZipFile]:
     response = client.get(f"/opds/chapters/{chapter.id}/cbz/", **basic("alice", PASSWORD))

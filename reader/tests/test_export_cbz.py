@@ -14,6 +14,8 @@ from django.utils import timezone
 from catalog.models import Chapter, Manga
 from reader.tests import factories as f
 
+pytestmark = pytest.mark.sqlite_ok  # nothing here depends on PostgreSQL
+
 
 def run(*args: str) -> str:
     out = io.StringIO()

@@ -14,6 +14,8 @@ from reader.models import ReadProgress
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, assert_valid_opds, basic
 
+pytestmark = pytest.mark.sqlite_ok  # nothing here depends on PostgreSQL
+
 NS = {"a": "http://www.w3.org/2005/Atom", "pse": "http://vaemendis.net/opds-pse/ns", "dc": "http://purl.org/dc/terms/"}
 PSE_COUNT = "{http://vaemendis.net/opds-pse/ns}count"
 PSE_LAST = "{http://vaemendis.net/opds-pse/ns}lastRead"

@@ -10,6 +10,8 @@ from reader.progress import continue_chapter
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, basic
 
+pytestmark = pytest.mark.sqlite_ok  # nothing here depends on PostgreSQL
+
 
 @pytest.fixture
 def book(db):
