@@ -112,6 +112,28 @@ TEMPLATES = [
 ]
 
 
+def _is_postgres_url(url: str) -> bool:
+    try:
+        config = environ.Env.db_url_config(url)
+    except (ValueError, TypeError, ImproperlyConfigured):
+        return False
+    return config.get("ENGINE") == "django.db.backends.postgresql" and bool(config.get("NAME"))
+
+
+# `pgbouncer`: DATABASE_URL points at PgBouncer in pool_mode=transaction (no session state is kept).
+DATABASE_POOLER = _read(
+    "DATABASE_POOLER", env.str, "", lambda v: v in {"", "pgbouncer"}, "must be empty or 'pgbouncer'"
+)
+# A direct (unpooled) PostgreSQL connection for LISTEN, which needs a session of its own.
+DATABASE_DIRECT_URL = _read(
+    "DATABASE_DIRECT_URL",
+    env.str,
+    "",
+    lambda v: not v or _is_postgres_url(v),
+    "must be a PostgreSQL URL such as postgres://user:password@db.internal:5432/name",
+)
+
+
 def _database() -> dict[str, Any]:
     if env.str("DATABASE_URL", default=""):
         db = _read(
@@ -122,7 +144,21 @@ def _database() -> dict[str, Any]:
             "must be a database URL such as postgres://user:password@host:5432/name",
         )
         db.setdefault("CONN_MAX_AGE", 0)
+        if DATABASE_POOLER == "pgbouncer":
+            if db["ENGINE"] != "django.db.backends.postgresql":
+                raise ImproperlyConfigured(
+                    "Invalid value for environment variable DATABASE_POOLER=pgbouncer: DATABASE_URL is not PostgreSQL"
+                )
+            # Transaction pooling hands each transaction a different server
+            # session: no server-side cursor may outlive its transaction and
+            # no prepared statement may be reused across transactions.
+            db["DISABLE_SERVER_SIDE_CURSORS"] = True
+            db.setdefault("OPTIONS", {})["prepare_threshold"] = None
         return db
+    if DATABASE_POOLER:
+        raise ImproperlyConfigured(
+            "Invalid value for environment variable DATABASE_POOLER: it needs a PostgreSQL DATABASE_URL"
+        )
     # The embedded default: one SQLite file. IMMEDIATE transactions take the
     # write lock at BEGIN, so the lease's read-then-claim is exclusive across
     # processes; WAL lets readers (the dashboard) run beside a writer.

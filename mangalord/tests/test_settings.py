@@ -19,11 +19,11 @@ PROBE = (
 )
 
 
-def start(tmp_path, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWLER_", "ANALYSIS_", "DATABASE_URL"))}
+def start(tmp_path, probe: str = PROBE, **env: str) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWLER_", "ANALYSIS_", "DATABASE_", "S3_"))}
     base.update(DJANGO_SETTINGS_MODULE="mangalord.settings", MANGALORD_DATA_DIR=str(tmp_path), PYTHONPATH=REPO_ROOT)
     return subprocess.run(
-        [sys.executable, "-c", PROBE], env={**base, **env}, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", probe], env={**base, **env}, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
     )
 
 
@@ -62,6 +62,8 @@ def test_valid_values_are_read_from_the_environment(tmp_path):
         ("DEBUG", "perhaps"),
         ("ANALYSIS_BACKEND", "gpu-cluster"),
         ("DATABASE_URL", "not-a-url"),
+        ("DATABASE_POOLER", "pgpool"),
+        ("DATABASE_DIRECT_URL", "mysql://u@db/lib"),
     ],
 )
 def test_a_bad_value_fails_at_start_up_naming_the_variable(tmp_path, variable, value):
@@ -74,3 +76,35 @@ def test_heartbeat_must_be_shorter_than_the_lease(tmp_path):
     result = start(tmp_path, CRAWLER_LEASE_SECS="10", CRAWLER_HEARTBEAT_SECS="10")
     assert result.returncode != 0
     assert "CRAWLER_HEARTBEAT_SECS" in result.stderr
+
+
+POOLER_PROBE = (
+    "import json, django; django.setup(); from django.conf import settings as s; "
+    "db = s.DATABASES['default']; "
+    "print(json.dumps({'ssc': db.get('DISABLE_SERVER_SIDE_CURSORS', False), "
+    "'prepare': db.get('OPTIONS', {}).get('prepare_threshold', 'unset'), 'direct': s.DATABASE_DIRECT_URL}))"
+)
+
+
+def test_behind_pgbouncer_no_server_side_cursors_and_no_prepared_statements(tmp_path):
+    result = start(
+        tmp_path,
+        POOLER_PROBE,
+        DATABASE_URL="postgres://u@bouncer.internal:6432/lib",
+        DATABASE_POOLER="pgbouncer",
+        DATABASE_DIRECT_URL="postgres://u@db.internal:5432/lib",
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"ssc": True, "prepare": None, "direct": "postgres://u@db.internal:5432/lib"}
+
+
+def test_direct_postgresql_keeps_server_side_cursors(tmp_path):
+    result = start(tmp_path, POOLER_PROBE, DATABASE_URL="postgres://u@db.internal:5432/lib")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["ssc"] is False
+
+
+def test_a_pooler_without_a_postgresql_database_url_is_refused(tmp_path):
+    result = start(tmp_path, DATABASE_POOLER="pgbouncer")
+    assert result.returncode != 0
+    assert "environment variable DATABASE_POOLER" in result.stderr
