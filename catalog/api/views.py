@@ -17,7 +17,6 @@ from __future__ import annotations
 import mimetypes
 from typing import Any
 
-from django.core.files.storage import default_storage
 from django.db import IntegrityError
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -40,6 +39,7 @@ from catalog.api.auth import API_AUTHENTICATION
 from catalog.api.pagination import Pagination
 from catalog.bookmarks import create_bookmark
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
+from catalog.storage import open_stored
 
 # Pages are immutable once stored, but a re-download may replace one: a day
 # of caching with the content hash as ETag keeps revalidation cheap.
@@ -88,12 +88,15 @@ def _stream_file(request: Request, name: str, content_type: str, etag: str) -> H
         response = HttpResponseNotModified()
     else:
         try:
-            handle = default_storage.open(name, "rb")
+            handle = open_stored(name)
         except (FileNotFoundError, OSError) as exc:
             raise Http404("The stored file is missing.") from exc
         if not content_type.startswith("image/"):
             content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
         response = FileResponse(handle, content_type=content_type)
+        size = getattr(handle, "size", None)  # a remote object's length: FileResponse cannot stat it
+        if isinstance(size, int) and "Content-Length" not in response:
+            response["Content-Length"] = str(size)
     if quoted:
         response["ETag"] = quoted
     response["Cache-Control"] = IMAGE_CACHE_CONTROL

@@ -20,7 +20,11 @@ PROBE = (
 
 
 def start(tmp_path, probe: str = PROBE, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWLER_", "ANALYSIS_", "DATABASE_", "S3_"))}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CRAWLER_", "ANALYSIS_", "DATABASE_", "S3_", "STORAGE_"))
+    }
     base.update(DJANGO_SETTINGS_MODULE="mangalord.settings", MANGALORD_DATA_DIR=str(tmp_path), PYTHONPATH=REPO_ROOT)
     return subprocess.run(
         [sys.executable, "-c", probe], env={**base, **env}, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
@@ -108,3 +112,55 @@ def test_a_pooler_without_a_postgresql_database_url_is_refused(tmp_path):
     result = start(tmp_path, DATABASE_POOLER="pgbouncer")
     assert result.returncode != 0
     assert "environment variable DATABASE_POOLER" in result.stderr
+
+
+STORAGE_PROBE = (
+    "import json, django; django.setup(); from django.conf import settings as s; "
+    "d = s.STORAGES['default']; o = d.get('OPTIONS', {}); "
+    "print(json.dumps({'backend': d['BACKEND'], 'bucket': o.get('bucket_name'), 'endpoint': o.get('endpoint_url'), "
+    "'prefix': o.get('location'), 'style': o.get('addressing_style'), 'region': o.get('region_name')}))"
+)
+S3_ENV = {
+    "STORAGE_BACKEND": "s3",
+    "S3_BUCKET": "library",
+    "S3_ENDPOINT_URL": "http://minio.internal:9000",
+    "S3_ACCESS_KEY_ID": "key",
+    "S3_SECRET_ACCESS_KEY": "secret",
+}
+
+
+def test_s3_storage_is_selected_and_configured_from_the_environment(tmp_path):
+    result = start(tmp_path, STORAGE_PROBE, **S3_ENV, S3_KEY_PREFIX="ml/media", S3_ADDRESSING_STYLE="path")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "backend": "catalog.s3.StreamingS3Storage",
+        "bucket": "library",
+        "endpoint": "http://minio.internal:9000",
+        "prefix": "ml/media",
+        "style": "path",
+        "region": None,
+    }
+
+
+def test_the_default_storage_is_the_local_filesystem(tmp_path):
+    result = start(tmp_path, STORAGE_PROBE)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["backend"] == "django.core.files.storage.FileSystemStorage"
+
+
+@pytest.mark.parametrize(
+    ("change", "variable"),
+    [
+        ({"S3_BUCKET": ""}, "S3_BUCKET"),
+        ({"S3_SECRET_ACCESS_KEY": ""}, "S3_SECRET_ACCESS_KEY"),
+        ({"S3_ACCESS_KEY_ID": ""}, "S3_ACCESS_KEY_ID"),
+        ({"S3_ENDPOINT_URL": "minio:9000"}, "S3_ENDPOINT_URL"),
+        ({"S3_ADDRESSING_STYLE": "dns"}, "S3_ADDRESSING_STYLE"),
+        ({"S3_KEY_PREFIX": "../up"}, "S3_KEY_PREFIX"),
+        ({"STORAGE_BACKEND": "gcs"}, "STORAGE_BACKEND"),
+    ],
+)
+def test_an_incomplete_or_bad_s3_configuration_fails_naming_the_variable(tmp_path, change, variable):
+    result = start(tmp_path, STORAGE_PROBE, **{**S3_ENV, **change})
+    assert result.returncode != 0
+    assert f"environment variable {variable}" in result.stderr
