@@ -39,6 +39,7 @@ from catalog.api.auth import API_AUTHENTICATION
 from catalog.api.pagination import Pagination
 from catalog.bookmarks import create_bookmark
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
+from catalog.search import title_search
 from catalog.storage import open_stored
 
 # Pages are immutable once stored, but a re-download may replace one: a day
@@ -53,7 +54,13 @@ class LibraryAccess:
 
 
 class MangaListQuery(serializers.Serializer):
-    q = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="Title contains.")
+    q = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Title search: case- and accent-insensitive substring or close match of the title "
+        "or an alternative title, best match first (PostgreSQL); title contains (SQLite).",
+    )
     tag = serializers.CharField(required=False, max_length=100, help_text="Tag name (exact).")
     status = serializers.ChoiceField(choices=Manga.Status.values, required=False)
 
@@ -70,15 +77,18 @@ def _chapter_count() -> Subquery:
 
 
 def manga_list(q: str | None = None, tag: str | None = None, status: str | None = None) -> QuerySet[Manga]:
-    """Mangas ordered by latest chapter (never-updated ones last): an index scan of `manga_latest_chapter_idx`."""
+    """Mangas ordered by latest chapter (never-updated ones last): an index scan of `manga_latest_chapter_idx`.
+
+    With `q`, the title search of catalog/search.py (trigram indexes on PostgreSQL), best match first.
+    """
     mangas = Manga.objects.all()
-    if q:
-        mangas = mangas.filter(title__icontains=q)
     if tag:
         mangas = mangas.filter(tags__name=tag)
     if status:
         mangas = mangas.filter(status=status)
-    return mangas.annotate(chapter_count=_chapter_count()).prefetch_related("tags").order_by(*LATEST_CHAPTER_ORDER)
+    # A search orders by relevance first (catalog/search.py), then by latest chapter.
+    mangas = title_search(mangas, q) if q else mangas.order_by(*LATEST_CHAPTER_ORDER)
+    return mangas.annotate(chapter_count=_chapter_count()).prefetch_related("tags")
 
 
 def _stream_file(request: Request, name: str, content_type: str, etag: str) -> HttpResponse:
