@@ -9,7 +9,11 @@ from rest_framework.test import APIClient
 
 REPO_ROOT = os.path.dirname(os.path.abspath(__file__))
 
-pytest_plugins = ["crawler.demo_site.fixtures", "crawler.testing.theme_sites.fixtures"]
+pytest_plugins = [
+    "crawler.demo_site.fixtures",
+    "crawler.testing.theme_sites.fixtures",
+    "mangalord.testing.fixtures",
+]
 
 
 @pytest.fixture

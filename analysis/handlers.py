@@ -23,6 +23,7 @@ from analysis import service
 from analysis.backends import get_backend
 from analysis.backends.base import AnalysisError
 from catalog.models import Page
+from catalog.storage import open_stored
 from crawler.errors import JobCancelled
 from crawler.queue.payloads import AnalyzePage
 
@@ -48,7 +49,10 @@ def local_image_path(page: Page) -> Iterator[str]:
         yield page.image.path
         return
     suffix = os.path.splitext(page.image.name)[1]
-    with tempfile.NamedTemporaryFile(suffix=suffix) as copy, page.image.storage.open(page.image.name, "rb") as src:
+    with (
+        tempfile.NamedTemporaryFile(suffix=suffix) as copy,
+        open_stored(page.image.name, storage=page.image.storage) as src,
+    ):
         shutil.copyfileobj(src, copy, COPY_CHUNK_BYTES)
         copy.flush()
         yield copy.name

@@ -9,6 +9,9 @@ path (guarded httpx stream -> `catalog.storage.store_image_stream` -> the
 filesystem storage). Each child reports its RSS before the download and its
 peak RSS (VmHWM) after. For contrast, a third child reads the large
 image into memory in one piece, the way a non-streaming download would.
+The S3 rows store the same images into a bucket on a local S3-protocol
+server (moto's server mode, from requirements-dev.txt) through the S3
+storage backend: staged on disk, then a multipart upload.
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from importlib.metadata import version
+from typing import Any
 
 import psutil
 import scratch
@@ -88,8 +94,8 @@ def serve(directory: str) -> ThreadingHTTPServer:
     return server
 
 
-def run_child(url: str, mode: str, media_root: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": REPO_ROOT}
+def run_child(url: str, mode: str, media_root: str, extra_env: dict[str, str] | None = None) -> dict:
+    env = {**os.environ, "PYTHONPATH": REPO_ROOT, **(extra_env or {})}
     out = subprocess.run(
         [sys.executable, __file__, "--child", url, "--mode", mode, "--media-root", media_root],
         env=env,
@@ -122,6 +128,14 @@ def main() -> None:
             ("large image, streamed", run_child(f"{base}/large.png", "stream", media_root)),
             ("large image, buffered (contrast)", run_child(f"{base}/large.png", "buffered", media_root)),
         ]
+        s3 = s3_environment()
+        try:
+            rows += [
+                ("tiny image, streamed to S3", run_child(f"{base}/tiny.png", "stream", media_root, s3.env)),
+                ("large image, streamed to S3", run_child(f"{base}/large.png", "stream", media_root, s3.env)),
+            ]
+        finally:
+            s3.server.stop()
         server.shutdown()
         for key, path in files.items():
             print(f"{key}: {os.path.getsize(path) / 1e6:.1f} MB on disk")
@@ -134,6 +148,25 @@ def main() -> None:
             )
         flat = rows[1][1]["peak_rss_mb"] - rows[0][1]["peak_rss_mb"]
         print(f"peak RSS difference large vs tiny (streamed): {flat:+.1f} MB")
+        flat_s3 = rows[4][1]["peak_rss_mb"] - rows[3][1]["peak_rss_mb"]
+        print(f"peak RSS difference large vs tiny (streamed to S3): {flat_s3:+.1f} MB")
+        print(f"moto {version('moto')}, boto3 {version('boto3')}, django-storages {version('django-storages')}")
+
+
+@dataclass
+class S3Environment:
+    server: Any
+    env: dict[str, str]
+
+
+def s3_environment() -> S3Environment:
+    """A local S3-protocol server with one bucket, and the settings environment that stores into it."""
+    from mangalord.testing.s3 import start_moto_server, storage_env
+
+    server = start_moto_server()
+    server.client().create_bucket(Bucket="bench")
+    env = storage_env(server.endpoint_url, "bench")
+    return S3Environment(server, env)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,13 @@ On the local filesystem the bytes land in a temp file in the target
 directory, are fsynced, checked, and renamed to a fresh `<uuid>.<ext>` name,
 so a reader never sees a half-written page and a failure (not an image, over
 the byte cap, connection cut mid-body, undecodable) leaves no file at all.
-Other storages (S3-compatible via django-storages) receive a streaming file
-object through `storage.save`, which uploads from it without buffering the
-whole image here.
+Other storages (S3-compatible: catalog/s3.py) have no rename, so the bytes
+are staged in a local temp file with the same checks, decoded, and only then
+handed to `storage.save`, which for S3 is a multipart upload from that file:
+the object appears only when it is complete and checked, and a failure
+anywhere (source cut, cap, decode, upload) leaves no object. Staging on disk
+keeps memory flat; decoding needs the whole file (Pillow reads WebP and AVIF
+dimensions only from the full image).
 
 Storage keys are built by callers from our own ids (`pages/<chapter id>`),
 never from source strings; anything else is refused.
@@ -17,14 +21,13 @@ never from source strings; anything else is refused.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import re
 import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import IO, Protocol
 
 from django.conf import settings
 from django.core.files import File
@@ -129,7 +132,7 @@ class _Meter:
         return chunk
 
 
-def _dimensions(file: io.BufferedIOBase | File) -> tuple[int, int]:
+def _dimensions(file: IO[bytes] | File) -> tuple[int, int]:
     """Width and height from the image header (Pillow reads only what it needs)."""
     try:
         with Image.open(file) as image:
@@ -190,35 +193,33 @@ def _write_local(storage: FileSystemStorage, name: str, prefix: bytes, meter: _M
 
 
 def _write_via_storage_api(storage: Storage, name: str, prefix: bytes, meter: _Meter) -> tuple[int, int]:
-    saved = storage.save(name, File(_ChunkReader(prefix, meter.rest()), name=name))
-    try:
-        with storage.open(saved, "rb") as stored:
-            return _dimensions(stored)
-    except BaseException:
+    """Stage in a local temp file (checked and decoded there), then one upload; nothing is stored on failure."""
+    with tempfile.TemporaryFile(prefix="mangalord-incoming-", dir=settings.FILE_UPLOAD_TEMP_DIR) as staged:
+        staged.write(prefix)
+        for chunk in meter.rest():
+            staged.write(chunk)
+        staged.flush()
+        staged.seek(0)
+        size = _dimensions(staged)
+        staged.seek(0)
+        saved = storage.save(name, File(staged, name=name))
+    if saved != name:  # the storage renamed it: a name we did not build would go unreferenced
         storage.delete(saved)
-        raise
+        raise RuntimeError(f"storage saved {name!r} as {saved!r}; storage keys must be kept as given")
+    return size
 
 
-class _ChunkReader(io.RawIOBase):
-    """A read-only, non-seekable file over a chunk iterator, holding at most one chunk."""
+def open_stored(name: str, *, storage: Storage | None = None) -> IO[bytes]:
+    """A stored file opened for reading in chunks; FileNotFoundError when it is missing.
 
-    def __init__(self, prefix: bytes, chunks: Iterator[bytes]) -> None:
-        self._buffer = prefix
-        self._chunks = chunks
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, target: bytearray | memoryview) -> int:  # type: ignore[override]
-        while not self._buffer:
-            chunk = next(self._chunks, None)
-            if chunk is None:
-                return 0
-            self._buffer = chunk
-        count = min(len(target), len(self._buffer))
-        target[:count] = self._buffer[:count]
-        self._buffer = self._buffer[count:]
-        return count
+    S3 storages stream the GET body (catalog/s3.py) instead of downloading
+    the whole object first; others use `storage.open`.
+    """
+    storage = storage or default_storage
+    opener = getattr(storage, "open_stream", None)
+    if opener is not None:
+        return opener(name)
+    return storage.open(name, "rb")
 
 
 def delete_stored(name: str, *, storage: Storage | None = None) -> None:

@@ -131,6 +131,28 @@ TEMPLATES = [
 ]
 
 
+def _is_postgres_url(url: str) -> bool:
+    try:
+        config = environ.Env.db_url_config(url)
+    except (ValueError, TypeError, ImproperlyConfigured):
+        return False
+    return config.get("ENGINE") == "django.db.backends.postgresql" and bool(config.get("NAME"))
+
+
+# `pgbouncer`: DATABASE_URL points at PgBouncer in pool_mode=transaction (no session state is kept).
+DATABASE_POOLER = _read(
+    "DATABASE_POOLER", env.str, "", lambda v: v in {"", "pgbouncer"}, "must be empty or 'pgbouncer'"
+)
+# A direct (unpooled) PostgreSQL connection for LISTEN, which needs a session of its own.
+DATABASE_DIRECT_URL = _read(
+    "DATABASE_DIRECT_URL",
+    env.str,
+    "",
+    lambda v: not v or _is_postgres_url(v),
+    "must be a PostgreSQL URL such as postgres://user:password@db.internal:5432/name",
+)
+
+
 def _database() -> dict[str, Any]:
     if env.str("DATABASE_URL", default=""):
         db = _read(
@@ -141,7 +163,21 @@ def _database() -> dict[str, Any]:
             "must be a database URL such as postgres://user:password@host:5432/name",
         )
         db.setdefault("CONN_MAX_AGE", 0)
+        if DATABASE_POOLER == "pgbouncer":
+            if db["ENGINE"] != "django.db.backends.postgresql":
+                raise ImproperlyConfigured(
+                    "Invalid value for environment variable DATABASE_POOLER=pgbouncer: DATABASE_URL is not PostgreSQL"
+                )
+            # Transaction pooling hands each transaction a different server
+            # session: no server-side cursor may outlive its transaction and
+            # no prepared statement may be reused across transactions.
+            db["DISABLE_SERVER_SIDE_CURSORS"] = True
+            db.setdefault("OPTIONS", {})["prepare_threshold"] = None
         return db
+    if DATABASE_POOLER:
+        raise ImproperlyConfigured(
+            "Invalid value for environment variable DATABASE_POOLER: it needs a PostgreSQL DATABASE_URL"
+        )
     # The embedded default: one SQLite file. IMMEDIATE transactions take the
     # write lock at BEGIN, so the lease's read-then-claim is exclusive across
     # processes; WAL lets readers (the dashboard) run beside a writer.
@@ -176,8 +212,60 @@ STATIC_ROOT = DATA_DIR / "staticfiles"
 SERVE_STATIC = _read("SERVE_STATIC", _strict_bool, True)
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(_read("MEDIA_ROOT", env.str, str(DATA_DIR / "media"))).resolve()
+STORAGE_BACKEND = _read(
+    "STORAGE_BACKEND", env.str, "filesystem", lambda v: v in {"filesystem", "s3"}, "must be 'filesystem' or 's3'"
+)
+
+
+def _s3_storage() -> dict[str, Any]:
+    """django-storages' S3 backend (catalog/s3.py) from the S3_* variables; an incomplete set names what is missing."""
+    from catalog.s3 import storage_config
+
+    bucket = _read("S3_BUCKET", env.str, "")
+    if not bucket:
+        raise ImproperlyConfigured("Missing environment variable S3_BUCKET: STORAGE_BACKEND=s3 needs a bucket name")
+    endpoint = _read(
+        "S3_ENDPOINT_URL",
+        env.str,
+        "",
+        lambda v: not v or v.startswith(("http://", "https://")),
+        "must be an http(s) URL such as http://minio.internal:9000 (empty: AWS S3)",
+    )
+    access_key = _read("S3_ACCESS_KEY_ID", env.str, "")
+    secret_key = _read("S3_SECRET_ACCESS_KEY", env.str, "")
+    if bool(access_key) != bool(secret_key):
+        missing = "S3_SECRET_ACCESS_KEY" if access_key else "S3_ACCESS_KEY_ID"
+        raise ImproperlyConfigured(
+            f"Missing environment variable {missing}: set both S3 keys, or neither to use boto3's default credentials"
+        )
+    prefix = _read(
+        "S3_KEY_PREFIX",
+        env.str,
+        "",
+        lambda v: not v.startswith("/") and ".." not in v.split("/"),
+        "must be a relative key prefix such as mangalord/media",
+    )
+    return storage_config(
+        bucket=bucket,
+        endpoint_url=endpoint,
+        region=_read("S3_REGION", env.str, ""),
+        access_key=access_key,
+        secret_key=secret_key,
+        key_prefix=prefix,
+        addressing_style=_read(
+            "S3_ADDRESSING_STYLE",
+            env.str,
+            "auto",
+            lambda v: v in {"auto", "path", "virtual"},
+            "must be 'auto', 'path' (MinIO and most self-hosted servers) or 'virtual'",
+        ),
+    )
+
+
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": (
+        _s3_storage() if STORAGE_BACKEND == "s3" else {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    ),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import mimetypes
 from typing import Any
 
-from django.core.files.storage import default_storage
 from django.db import IntegrityError
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -41,6 +40,8 @@ from catalog.api.auth import API_AUTHENTICATION
 from catalog.api.pagination import Pagination
 from catalog.bookmarks import create_bookmark
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
+from catalog.search import title_search
+from catalog.storage import open_stored
 
 # Pages are immutable once stored, but a re-download may replace one: a day
 # of caching with the content hash as ETag keeps revalidation cheap.
@@ -54,7 +55,13 @@ class LibraryAccess:
 
 
 class MangaListQuery(serializers.Serializer):
-    q = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text="Title contains.")
+    q = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Title search: case- and accent-insensitive substring or close match of the title "
+        "or an alternative title, best match first (PostgreSQL); title contains (SQLite).",
+    )
     tag = serializers.CharField(required=False, max_length=100, help_text="Tag name (exact).")
     status = serializers.ChoiceField(choices=Manga.Status.values, required=False)
 
@@ -71,15 +78,18 @@ def _chapter_count() -> Subquery:
 
 
 def manga_list(q: str | None = None, tag: str | None = None, status: str | None = None) -> QuerySet[Manga]:
-    """Mangas ordered by latest chapter (never-updated ones last): an index scan of `manga_latest_chapter_idx`."""
+    """Mangas ordered by latest chapter (never-updated ones last): an index scan of `manga_latest_chapter_idx`.
+
+    With `q`, the title search of catalog/search.py (trigram indexes on PostgreSQL), best match first.
+    """
     mangas = Manga.objects.all()
-    if q:
-        mangas = mangas.filter(title__icontains=q)
     if tag:
         mangas = mangas.filter(tags__name=tag)
     if status:
         mangas = mangas.filter(status=status)
-    return mangas.annotate(chapter_count=_chapter_count()).prefetch_related("tags").order_by(*LATEST_CHAPTER_ORDER)
+    # A search orders by relevance first (catalog/search.py), then by latest chapter.
+    mangas = title_search(mangas, q) if q else mangas.order_by(*LATEST_CHAPTER_ORDER)
+    return mangas.annotate(chapter_count=_chapter_count()).prefetch_related("tags")
 
 
 def _stream_file(request: Request, name: str, content_type: str, etag: str) -> HttpResponse:
@@ -89,12 +99,15 @@ def _stream_file(request: Request, name: str, content_type: str, etag: str) -> H
         response = HttpResponseNotModified()
     else:
         try:
-            handle = default_storage.open(name, "rb")
+            handle = open_stored(name)
         except (FileNotFoundError, OSError) as exc:
             raise Http404("The stored file is missing.") from exc
         if not content_type.startswith("image/"):
             content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
         response = FileResponse(handle, content_type=content_type)
+        size = getattr(handle, "size", None)  # a remote object's length: FileResponse cannot stat it
+        if isinstance(size, int) and "Content-Length" not in response:
+            response["Content-Length"] = str(size)
     if quoted:
         response["ETag"] = quoted
     response["Cache-Control"] = IMAGE_CACHE_CONTROL

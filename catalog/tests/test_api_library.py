@@ -76,7 +76,7 @@ def test_bad_list_parameters_are_4xx(anon_client, src, params):
 
 
 @pytest.mark.sqlite_ok
-def test_list_rows_carry_tags_chapter_count_and_cover_link(anon_client, src):
+def test_list_rows_carry_tags_chapter_count_and_cover_link(anon_client, src, media_storage):
     m = f.manga("Berserk", tags=("dark",))
     f.chapter(m, 1, src=src)
     f.chapter(m, 2, src=src, dropped_at=timezone.now())  # no longer listed: not counted
@@ -156,9 +156,11 @@ def test_chapter_lists_pages_in_order_with_their_analysis_in_constant_queries(
 
 
 @pytest.mark.sqlite_ok
-def test_page_image_is_streamed_from_storage_in_chunks_with_its_content_type(anon_client, src):
+def test_page_image_is_streamed_from_storage_in_chunks_with_its_content_type(anon_client, src, media_storage):
     big = f.png_bytes(1200, 900) + b"\0" * (3 * FileResponse.block_size)  # several chunks' worth
     pg = f.page(f.chapter(f.manga(), 1, src=src), data=big)
+    if media_storage:  # S3: the object is in the bucket under the key prefix, nothing on local disk
+        assert media_storage.keys() == [f"media/{pg.image.name}"]
     response = anon_client.get(f"/api/v1/pages/{pg.id}/image/")
     assert response.status_code == 200
     assert isinstance(response, FileResponse) and response.streaming
@@ -171,14 +173,14 @@ def test_page_image_is_streamed_from_storage_in_chunks_with_its_content_type(ano
 
 
 @pytest.mark.sqlite_ok
-def test_page_image_revalidates_with_etag(anon_client, src):
+def test_page_image_revalidates_with_etag(anon_client, src, media_storage):
     pg = f.page(f.chapter(f.manga(), 1, src=src))
     response = anon_client.get(f"/api/v1/pages/{pg.id}/image/", HTTP_IF_NONE_MATCH=f'"{pg.sha256}"')
     assert response.status_code == 304
 
 
 @pytest.mark.sqlite_ok
-def test_page_whose_file_is_missing_is_404(anon_client, src):
+def test_page_whose_file_is_missing_is_404(anon_client, src, media_storage):
     pg = f.page(f.chapter(f.manga(), 1, src=src))
     default_storage.delete(pg.image.name)
     assert anon_client.get(f"/api/v1/pages/{pg.id}/image/").status_code == 404

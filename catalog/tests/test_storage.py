@@ -3,48 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import threading
-from collections.abc import Iterator
 
 import pytest
 from django.core.files.storage import FileSystemStorage, InMemoryStorage, default_storage
-from PIL import Image
 
 from catalog.storage import delete_stored, sniff_image_type, store_image_stream, validate_directory
+from catalog.tests.images import ChunkStream, image_bytes, store_from
 from crawler.errors import ImageRejected, SourceUnavailable
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.demo import demo_settings
-from crawler.sources.html import HtmlSource
 
 pytestmark = pytest.mark.sqlite_ok
-
-
-class ChunkStream:
-    """An ImageStream over bytes, optionally failing after `fail_after` bytes like a dropped connection."""
-
-    def __init__(self, data: bytes, *, chunk: int = 1000, fail_after: int | None = None, declared: int | None = None):
-        self.data, self.chunk, self.fail_after = data, chunk, fail_after
-        self.content_type = "image/whatever"
-        self.declared_length = declared
-        self.consumed = 0
-
-    def iter_bytes(self) -> Iterator[bytes]:
-        for start in range(0, len(self.data), self.chunk):
-            if self.fail_after is not None and start >= self.fail_after:
-                raise SourceUnavailable("connection reset mid-body")
-            self.consumed += 1
-            yield self.data[start : start + self.chunk]
-
-    def close(self) -> None:
-        pass
-
-
-def image_bytes(fmt: str, size: tuple[int, int] = (120, 80)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, (200, 30, 30)).save(out, format=fmt)
-    return out.getvalue()
 
 
 def files_under(root: str) -> list[str]:
@@ -193,26 +162,8 @@ def test_sniff_image_type(prefix, expected):
 # --- real bytes from the live demo site ----------------------------------------------------
 
 
-@pytest.fixture
-def demo_images(demo_site):
-    config = HtmlSourceConfig.from_settings(demo_settings(), source_id="demo")
-    source = HtmlSource("demo", demo_site.base_url, config)
-    chapter = demo_site.catalog[0].chapters[0]
-    url = demo_site.url(f"/img/pages/{chapter.key}/1.{chapter.page_format(1)}")
-    yield source, url
-    source.close()
-
-
-def _store_from(source, url):
-    stream = source.open_image(url)
-    try:
-        return store_image_stream(stream, directory="pages/demo")
-    finally:
-        stream.close()
-
-
 def test_demo_page_image_streams_into_storage(settings, demo_images):
-    stored = _store_from(*demo_images)
+    stored = store_from(*demo_images)
     assert (stored.width, stored.height) == (600, 850)
     assert files_under(settings.MEDIA_ROOT) == [stored.name]
 
@@ -225,5 +176,5 @@ def test_demo_page_image_streams_into_storage(settings, demo_images):
 def test_demo_site_image_faults_leave_no_file(settings, demo_site, demo_images, fault, error, message):
     setattr(demo_site.faults, fault, True)
     with pytest.raises(error, match=message):
-        _store_from(*demo_images)
+        store_from(*demo_images)
     assert files_under(settings.MEDIA_ROOT) == []

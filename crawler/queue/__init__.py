@@ -40,7 +40,7 @@ from django.utils import timezone
 
 from crawler.models import IN_FLIGHT_STATES, Job, JobState
 from crawler.queue.payloads import Payload, PayloadError, decode
-from crawler.signals import listen_connection
+from crawler.signals import can_listen, listen_connection
 
 logger = logging.getLogger(__name__)
 
@@ -697,8 +697,9 @@ class JobListener:
     """Wakes an idle worker when a job of its kinds is enqueued.
 
     On PostgreSQL a dedicated autocommit connection LISTENs for the NOTIFY that
-    `enqueue` sends, so a new job starts within milliseconds. Elsewhere (SQLite)
-    `wait` is an interruptible poll interval. Open it before the first lease so
+    `enqueue` sends, so a new job starts within milliseconds. Elsewhere (SQLite,
+    or behind PgBouncer without DATABASE_DIRECT_URL: see `can_listen`) `wait`
+    is an interruptible poll interval, so a new job waits up to CRAWLER_POLL_SECS. Open it before the first lease so
     a job enqueued between an empty lease and the wait is not missed.
     """
 
@@ -708,7 +709,7 @@ class JobListener:
         self._conn: Any = None
 
     def __enter__(self) -> JobListener:
-        if _is_postgres():
+        if can_listen():
             self._conn = listen_connection(NOTIFY_CHANNEL)
         return self
 

@@ -7,8 +7,9 @@ process owns a single change listener and a single composer:
 
 - the listener turns worker signals into pokes: PostgreSQL `LISTEN` on the
   status channel (and the job channel, whose NOTIFY means queue counts
-  moved); the Channels group when `REDIS_URL` is set on a non-PostgreSQL
-  database; on SQLite a one-query poll of the worker status table;
+  moved); the Channels group when `REDIS_URL` is set and there is no LISTEN
+  session (SQLite, or PgBouncer without DATABASE_DIRECT_URL); otherwise a
+  one-query poll of the worker status table every `POLL_SECS`;
 - pokes are coalesced for `DEBOUNCE_SECS` (a worker storing pages fires many
   a second), then the status is composed once, with queue counts memoised
   for `COUNTS_TTL_SECS`, and the same JSON goes to every subscriber;
@@ -42,7 +43,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from crawler.signals import STATUS_CHANNEL, STATUS_GROUP, listen_connection
+from crawler.signals import STATUS_CHANNEL, STATUS_GROUP, can_listen, listen_connection
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ COUNTS_TTL_SECS = 1.0
 # Recompose this often without a signal: heartbeat staleness and changes no
 # one signals (a control action's flag or requeue) show up within it.
 REFRESH_SECS = 3.0
-# SQLite has no NOTIFY: look at the worker status table this often instead.
+# Without LISTEN (SQLite, PgBouncer without DATABASE_DIRECT_URL): look at the worker status table this often.
 POLL_SECS = 1.0
 # Browsers reconnect this long after a stream ends (the SSE `retry:` field).
 RECONNECT_MS = 1000
@@ -389,7 +390,7 @@ class StatusBroadcaster:
             await layer.group_discard(STATUS_GROUP, channel)
 
     def _poll(self, run: _Run) -> None:
-        """SQLite: one small query a second; a moved worker row is a signal."""
+        """No LISTEN and no channel layer: one small query a second; a moved worker row is a signal."""
         from django.db.models import Count, Max
 
         from crawler.models import Job, WorkerStatus
@@ -415,7 +416,9 @@ class StatusBroadcaster:
 
 
 def _default_source() -> str:
-    if connection.vendor == "postgresql":
+    # Behind PgBouncer without DATABASE_DIRECT_URL there is no LISTEN session:
+    # the channel layer if there is one, else the one-second poll.
+    if can_listen():
         return "postgres"
     if settings.REDIS_URL:
         return "channels"

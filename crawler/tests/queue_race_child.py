@@ -8,7 +8,10 @@ python queue_race_child.py drain --batch N --ack single|many --out FILE
 python queue_race_child.py serve
     Line protocol on stdin/stdout for scripted races: "lease SECONDS" leases
     one job (prints {"id", "generation"} or {"id": null}), "ack" acks the
-    held lease with ack_done (prints {"acked": bool}), "quit" exits.
+    held lease with ack_done (prints {"acked": bool}), "enqueue" enqueues an
+    analyze_page job (prints {"id"}), "wait SECONDS" opens a JobListener
+    (prints {"listening": bool}, whether it holds a LISTEN session), waits
+    and prints {"woken": bool, "secs": float}, "quit" exits.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import argparse
 import json
 import os
 import sys
+import time
+import uuid
 from datetime import timedelta
 
 
@@ -52,6 +57,8 @@ def drain(batch: int, ack: str, out_path: str) -> None:
 
 def serve() -> None:
     from crawler import queue
+    from crawler.queue.payloads import AnalyzePage
+    from crawler.signals import can_listen
 
     held = None
     _say("ready")
@@ -65,6 +72,14 @@ def serve() -> None:
             if held is None:
                 raise SystemExit("ack without a held lease")
             _say(json.dumps({"acked": queue.ack_done(held)}))
+        elif command == "enqueue":
+            _say(json.dumps({"id": str(queue.enqueue(AnalyzePage(page_id=uuid.uuid4())).id)}))
+        elif command == "wait":
+            with queue.JobListener(None) as listener:
+                _say(json.dumps({"listening": can_listen()}))
+                started = time.monotonic()
+                woken = listener.wait(float(args[0]))
+                _say(json.dumps({"woken": woken, "secs": round(time.monotonic() - started, 3)}))
         elif command == "quit":
             return
         else:

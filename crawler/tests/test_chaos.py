@@ -3,7 +3,9 @@
 The metadata pass itself runs as a job, so a kill can land in the pass, in a
 manga sync or in the middle of a chapter. At the end every chapter must be
 complete, every job done exactly once (nothing lost, nothing run to done
-twice), no page stored twice and no file left behind.
+twice), no page stored twice and no file left behind. It runs straight at
+PostgreSQL and through PgBouncer in transaction mode with no LISTEN session
+(the workers' polling fallback).
 """
 
 from __future__ import annotations
@@ -24,12 +26,16 @@ from crawler.models import Job, JobState
 from crawler.queue.payloads import MetadataPass
 from crawler.tests.worker_processes import wait_until, worker_pool
 
-pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.parametrize("db_route", ["direct", "pgbouncer"], indirect=True),
+]
 
 
 @pytest.fixture
-def workers(child_env, manage_cmd, tmp_path):
-    yield from worker_pool(child_env, manage_cmd, tmp_path)
+def workers(routed_child_env, manage_cmd, tmp_path):
+    yield from worker_pool(routed_child_env, manage_cmd, tmp_path)
 
 
 WORKERS = 3

@@ -7,6 +7,8 @@ what a newcomer's first `python manage.py demo` sees.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import sqlite3
 import subprocess
@@ -14,6 +16,7 @@ import subprocess
 import pytest
 from django.db import connection
 
+from catalog.models import Manga, Page
 from conftest import REPO_ROOT
 
 pytestmark = [pytest.mark.process, pytest.mark.sqlite_ok, pytest.mark.django_db(transaction=True)]
@@ -80,3 +83,31 @@ def test_demo_crawls_a_fresh_library_then_reruns_unchanged(demo_env, manage_cmd)
     assert "user 'demo-admin' (existing" in second  # no second admin, no password shown again
     assert f"{mangas} mangas ({covers} covers), {chapters} chapters ({downloaded} downloaded), {pages} pages" in second
     assert library_counts(demo_env) == (3, chapters, pages)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the API check reads the demo's rows from this database")
+def test_demo_on_s3_stores_every_cover_and_page_in_the_bucket_and_the_api_serves_them(
+    demo_env, manage_cmd, s3_storage, anon_client, settings
+):
+    out = run_demo({**demo_env, **s3_storage.env()}, manage_cmd)
+
+    stored = re.search(r"(\d+) mangas \((\d+) covers\), (\d+) chapters \((\d+) downloaded\), (\d+) pages", out)
+    assert stored, out
+    mangas, covers, chapters, downloaded, pages = map(int, stored.groups())
+    keys = s3_storage.keys()
+    assert len([k for k in keys if k.startswith("media/pages/")]) == pages > 0
+    assert len([k for k in keys if k.startswith("media/covers/")]) == covers == mangas == 3
+    assert len(keys) == pages + covers
+    assert s3_storage.pending_uploads() == []
+    assert not any(files for _, _, files in os.walk(settings.MEDIA_ROOT))  # nothing on local disk
+    print(f"\ns3 demo figures: mangas={mangas} covers={covers} chapters={chapters} pages={pages} objects={len(keys)}")
+
+    for page in Page.objects.all():
+        response = anon_client.get(f"/api/v1/pages/{page.id}/image/")
+        assert response.status_code == 200
+        body = b"".join(response.streaming_content)
+        assert int(response["Content-Length"]) == len(body)
+        assert hashlib.sha256(body).hexdigest() == page.sha256
+    for manga in Manga.objects.all():
+        cover = anon_client.get(f"/api/v1/mangas/{manga.id}/cover/")
+        assert cover.status_code == 200 and cover["Content-Type"].startswith("image/")

@@ -1,9 +1,9 @@
-"""The queue across real OS processes, each with its own PostgreSQL connection."""
+"""The queue across real OS processes, each with its own PostgreSQL connection.
 
-import json
-import os
-import subprocess
-import sys
+Every test runs twice: straight at PostgreSQL and through PgBouncer in
+transaction mode, where each transaction may land on another server session.
+"""
+
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -14,63 +14,30 @@ from django.db import connection
 from crawler import queue
 from crawler.models import Job, JobState
 from crawler.queue.payloads import AnalyzePage
-
-CHILD = os.path.join(os.path.dirname(__file__), "queue_race_child.py")
+from crawler.tests.worker_processes import race_children
 
 pytestmark = [
     pytest.mark.process,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="SKIP LOCKED across processes needs PostgreSQL"),
+    pytest.mark.parametrize("db_route", ["direct", "pgbouncer"], indirect=True),
 ]
 
 
-class Child:
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, CHILD, *args],
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-
-    def send(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def read(self) -> str:
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line, f"child exited early with {self.proc.wait(timeout=10)}"
-        return line.strip()
-
-    def expect(self, line: str) -> None:
-        assert self.read() == line
-
-    def ask(self, line: str) -> dict:
-        self.send(line)
-        return json.loads(self.read())
-
-
 @pytest.fixture
-def spawn(child_env) -> Iterator:
-    children: list[Child] = []
-
-    def start(*args: str) -> Child:
-        """Start a child; call `expect("ready")` before driving it (lets several boot in parallel)."""
-        child = Child(list(args), child_env)
-        children.append(child)
-        return child
-
-    yield start
-    for child in children:
-        if child.proc.poll() is None:
-            child.proc.kill()
-        child.proc.wait(timeout=10)
+def spawn(routed_child_env) -> Iterator:
+    yield from race_children(routed_child_env)
 
 
-def test_concurrent_processes_lease_and_ack_every_job_exactly_once(spawn, tmp_path):
+def pooled_transactions(request, db_route: str) -> int:
+    """Transactions PgBouncer has carried for the test database (0 when the children go direct)."""
+    if db_route == "direct":
+        return 0
+    return request.getfixturevalue("pgbouncer").transactions(connection.settings_dict["NAME"])
+
+
+def test_concurrent_processes_lease_and_ack_every_job_exactly_once(spawn, tmp_path, request, db_route):
+    pooled_before = pooled_transactions(request, db_route)
     results = queue.enqueue_many(AnalyzePage(page_id=uuid.uuid4()) for _ in range(2000))
     job_ids = {r.id for r in results}
     assert len(job_ids) == 2000
@@ -97,6 +64,9 @@ def test_concurrent_processes_lease_and_ack_every_job_exactly_once(spawn, tmp_pa
     assert dict(Counter(rows.values_list("state", flat=True))) == {JobState.DONE: 2000}
     assert set(rows.values_list("lease_generation", flat=True)) == {1}
     assert set(rows.values_list("attempts", flat=True)) == {1}
+    if db_route != "direct":
+        # Every lease and ack went through the pooler: at least one transaction per batch.
+        assert pooled_transactions(request, db_route) - pooled_before >= 2000 // 50
 
 
 def test_late_ack_from_an_expired_lease_in_another_process_changes_nothing(spawn):

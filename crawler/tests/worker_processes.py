@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -123,3 +125,56 @@ def stored_files(chapter_id: Any) -> set[str]:
     if not directory.exists():
         return set()
     return {f"pages/{chapter_id}/{name}" for name in os.listdir(directory)}
+
+
+RACE_CHILD = os.path.join(os.path.dirname(__file__), "queue_race_child.py")
+
+
+class RaceChild:
+    """One `queue_race_child.py` process driven over its line protocol."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, RACE_CHILD, *args],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def read(self) -> str:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line, f"child exited early with {self.proc.wait(timeout=10)}"
+        return line.strip()
+
+    def expect(self, line: str) -> None:
+        assert self.read() == line
+
+    def ask(self, line: str) -> dict:
+        self.send(line)
+        return json.loads(self.read())
+
+
+def race_children(env: dict[str, str]) -> Iterator[Callable[..., RaceChild]]:
+    """Body of a `spawn` fixture: start(*args) starts a child with `env`; leftovers are killed at teardown.
+
+    Call `expect("ready")` on a child before driving it (lets several boot in parallel).
+    """
+    children: list[RaceChild] = []
+
+    def start(*args: str) -> RaceChild:
+        child = RaceChild(list(args), env)
+        children.append(child)
+        return child
+
+    yield start
+    for child in children:
+        if child.proc.poll() is None:
+            child.proc.kill()
+        child.proc.wait(timeout=10)

@@ -19,11 +19,15 @@ PROBE = (
 )
 
 
-def start(tmp_path, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWLER_", "ANALYSIS_", "DATABASE_URL"))}
+def start(tmp_path, probe: str = PROBE, **env: str) -> subprocess.CompletedProcess:
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CRAWLER_", "ANALYSIS_", "DATABASE_", "S3_", "STORAGE_"))
+    }
     base.update(DJANGO_SETTINGS_MODULE="mangalord.settings", MANGALORD_DATA_DIR=str(tmp_path), PYTHONPATH=REPO_ROOT)
     return subprocess.run(
-        [sys.executable, "-c", PROBE], env={**base, **env}, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", probe], env={**base, **env}, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
     )
 
 
@@ -62,6 +66,8 @@ def test_valid_values_are_read_from_the_environment(tmp_path):
         ("DEBUG", "perhaps"),
         ("ANALYSIS_BACKEND", "gpu-cluster"),
         ("DATABASE_URL", "not-a-url"),
+        ("DATABASE_POOLER", "pgpool"),
+        ("DATABASE_DIRECT_URL", "mysql://u@db/lib"),
     ],
 )
 def test_a_bad_value_fails_at_start_up_naming_the_variable(tmp_path, variable, value):
@@ -74,3 +80,87 @@ def test_heartbeat_must_be_shorter_than_the_lease(tmp_path):
     result = start(tmp_path, CRAWLER_LEASE_SECS="10", CRAWLER_HEARTBEAT_SECS="10")
     assert result.returncode != 0
     assert "CRAWLER_HEARTBEAT_SECS" in result.stderr
+
+
+POOLER_PROBE = (
+    "import json, django; django.setup(); from django.conf import settings as s; "
+    "db = s.DATABASES['default']; "
+    "print(json.dumps({'ssc': db.get('DISABLE_SERVER_SIDE_CURSORS', False), "
+    "'prepare': db.get('OPTIONS', {}).get('prepare_threshold', 'unset'), 'direct': s.DATABASE_DIRECT_URL}))"
+)
+
+
+def test_behind_pgbouncer_no_server_side_cursors_and_no_prepared_statements(tmp_path):
+    result = start(
+        tmp_path,
+        POOLER_PROBE,
+        DATABASE_URL="postgres://u@bouncer.internal:6432/lib",
+        DATABASE_POOLER="pgbouncer",
+        DATABASE_DIRECT_URL="postgres://u@db.internal:5432/lib",
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"ssc": True, "prepare": None, "direct": "postgres://u@db.internal:5432/lib"}
+
+
+def test_direct_postgresql_keeps_server_side_cursors(tmp_path):
+    result = start(tmp_path, POOLER_PROBE, DATABASE_URL="postgres://u@db.internal:5432/lib")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["ssc"] is False
+
+
+def test_a_pooler_without_a_postgresql_database_url_is_refused(tmp_path):
+    result = start(tmp_path, DATABASE_POOLER="pgbouncer")
+    assert result.returncode != 0
+    assert "environment variable DATABASE_POOLER" in result.stderr
+
+
+STORAGE_PROBE = (
+    "import json, django; django.setup(); from django.conf import settings as s; "
+    "d = s.STORAGES['default']; o = d.get('OPTIONS', {}); "
+    "print(json.dumps({'backend': d['BACKEND'], 'bucket': o.get('bucket_name'), 'endpoint': o.get('endpoint_url'), "
+    "'prefix': o.get('location'), 'style': o.get('addressing_style'), 'region': o.get('region_name')}))"
+)
+S3_ENV = {
+    "STORAGE_BACKEND": "s3",
+    "S3_BUCKET": "library",
+    "S3_ENDPOINT_URL": "http://minio.internal:9000",
+    "S3_ACCESS_KEY_ID": "key",
+    "S3_SECRET_ACCESS_KEY": "secret",
+}
+
+
+def test_s3_storage_is_selected_and_configured_from_the_environment(tmp_path):
+    result = start(tmp_path, STORAGE_PROBE, **S3_ENV, S3_KEY_PREFIX="ml/media", S3_ADDRESSING_STYLE="path")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "backend": "catalog.s3.StreamingS3Storage",
+        "bucket": "library",
+        "endpoint": "http://minio.internal:9000",
+        "prefix": "ml/media",
+        "style": "path",
+        "region": None,
+    }
+
+
+def test_the_default_storage_is_the_local_filesystem(tmp_path):
+    result = start(tmp_path, STORAGE_PROBE)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["backend"] == "django.core.files.storage.FileSystemStorage"
+
+
+@pytest.mark.parametrize(
+    ("change", "variable"),
+    [
+        ({"S3_BUCKET": ""}, "S3_BUCKET"),
+        ({"S3_SECRET_ACCESS_KEY": ""}, "S3_SECRET_ACCESS_KEY"),
+        ({"S3_ACCESS_KEY_ID": ""}, "S3_ACCESS_KEY_ID"),
+        ({"S3_ENDPOINT_URL": "minio:9000"}, "S3_ENDPOINT_URL"),
+        ({"S3_ADDRESSING_STYLE": "dns"}, "S3_ADDRESSING_STYLE"),
+        ({"S3_KEY_PREFIX": "../up"}, "S3_KEY_PREFIX"),
+        ({"STORAGE_BACKEND": "gcs"}, "STORAGE_BACKEND"),
+    ],
+)
+def test_an_incomplete_or_bad_s3_configuration_fails_naming_the_variable(tmp_path, change, variable):
+    result = start(tmp_path, STORAGE_PROBE, **{**S3_ENV, **change})
+    assert result.returncode != 0
+    assert f"environment variable {variable}" in result.stderr
