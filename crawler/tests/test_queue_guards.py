@@ -143,6 +143,21 @@ def test_renew_from_dead_lease_is_a_no_op():
     assert Job.objects.get(id=job_id).leased_until > before["leased_until"]
 
 
+def test_renew_many_extends_current_leases_and_leaves_out_dead_ones():
+    job_id, original, successor = _released_then_re_leased()
+    other_id = _enqueue_page_job()
+    other = _lease_one()
+    before = _snapshot(job_id)
+
+    # The stale lease is not held any more; the successor and the other job are, and are extended.
+    assert queue.renew_many([original, other], timedelta(hours=10)) == {other_id}
+    assert _snapshot(job_id) == before
+    assert queue.renew_many([successor, other], timedelta(hours=10)) == {job_id, other_id}
+    assert Job.objects.get(id=job_id).leased_until > before["leased_until"]
+    assert Job.objects.get(id=other_id).leased_until > timezone.now() + timedelta(hours=9)
+    assert queue.renew_many([], timedelta(hours=10)) == set()
+
+
 def test_release_unowned_bumps_generation_even_when_lease_is_held():
     job_id = _enqueue_page_job()
     held = _lease_one()
