@@ -466,10 +466,12 @@ def renew_many(leases: Sequence[Lease], lease_duration: timedelta) -> set[uuid.U
         return set()
     if _is_postgres():
         with connection.cursor() as cursor:
-            cursor.execute(
-                _PG_RENEW_MANY_SQL,
-                [lease_duration, [lease_.id for lease_ in leases], [lease_.lease_generation for lease_ in leases]],
-            )
+            params: list[Any] = [
+                lease_duration,
+                [lease_.id for lease_ in leases],
+                [lease_.lease_generation for lease_ in leases],
+            ]
+            cursor.execute(_PG_RENEW_MANY_SQL, params)
             return {row[0] for row in cursor.fetchall()}
     with transaction.atomic():
         return {lease_.id for lease_ in leases if renew(lease_, lease_duration)}

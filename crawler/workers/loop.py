@@ -1,10 +1,14 @@
 """The lease loop shared by every worker command.
 
-A `Worker` leases batches of jobs of its kinds, runs each in its own thread
-with a cancel event, heartbeats every lease it holds, and finishes each one by
-its lease generation:
+A `Worker` leases as many jobs of its kinds as it has free slots (one
+statement), runs them on a bounded pool of long-lived job threads
+(`crawler.workers.pool`: one persistent connection each) with a cancel event
+per job, heartbeats every lease it holds in one statement (`renew_many`), and
+finishes each one by its lease generation:
 
-- the handler returned -> `ack_done`;
+- the handler returned -> acked done in a batch (`crawler.workers.acks`:
+  `ack_done_many` when the batch is full or a few milliseconds old, and
+  always before shutdown releases anything);
 - it raised -> `ack_failed` (backoff, or dead at `max_attempts`);
 - it raised `SessionExpired` -> `release` (the login wall is not the job's
   fault), the sticky per-source flag is set, and that source's jobs stay
@@ -21,10 +25,15 @@ its lease generation:
 Outage-shaped failures feed a circuit breaker (`crawler.workers.circuit`) that pauses
 leasing for a cool-down instead of burning every queued job's attempts.
 
+Operator controls (pause flags, browser restarts) and periodic duties are
+queries, read at most once a second or at once when marked stale
+(`crawler.workers.cadence`), not on every step; the breaker is in memory.
+
 `step()` does one unit of work and says whether it leased anything, so tests
 drive the loop one step at a time; `run()` is the long-lived loop around it.
-Waits are interruptible (`JobListener.wait`, which wakes on NOTIFY, on a
-finished job and on stop) and never a bare sleep.
+Waits are interruptible: the loop waits on one event that a finished job, a
+NOTIFY (a listener thread turns `JobListener` wake-ups into it) and stop all
+set, never a bare sleep.
 """
 
 from __future__ import annotations
@@ -42,16 +51,20 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import connection
 from django.utils import timezone
 
 from crawler import queue, runtime
 from crawler.errors import RetryLater
 from crawler.queue import Lease
+from crawler.signals import control_changed
 from crawler.status import StatusHandle
 from crawler.status.publish import StatusPublisher
 from crawler.workers import circuit
+from crawler.workers.acks import AckBatch
+from crawler.workers.cadence import Cadence
 from crawler.workers.outcomes import Disposition, disposition
+from crawler.workers.pool import ConnectionKeeper, JobPool
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +73,11 @@ ContextFactory = Callable[..., Any]
 
 # How long shutdown waits for cancelled handlers to return before exiting anyway.
 SHUTDOWN_GRACE_SECS = 5.0
+# Done acks go out in one statement per this many jobs, or once the oldest has
+# waited ACK_DELAY_SECS: short enough that no lease comes near expiry and a
+# dashboard never sees a finished job as running for long.
+ACK_BATCH = 10
+ACK_DELAY_SECS = 0.005
 
 
 @dataclass
@@ -90,6 +108,9 @@ class WorkerConfig:
     periodic: Sequence[Periodic] = ()
     # Builds the handler's context; defaults to `crawler.workers.handlers.JobContext`.
     context_factory: ContextFactory | None = None
+    conn_max_age_secs: float = field(default_factory=lambda: float(settings.CRAWLER_CONN_MAX_AGE_SECS))
+    ack_batch: int = ACK_BATCH
+    ack_delay_secs: float = ACK_DELAY_SECS
 
     @property
     def kinds(self) -> list[str]:
@@ -121,14 +142,19 @@ class Worker:
         self.status = status or StatusHandle(config.concurrency)
         self.clock = clock or timezone.now
         self.stop_event = threading.Event()
-        # Set by finished jobs and by stop: cuts the idle wait short.
+        # Set by finished jobs, NOTIFY and stop: cuts the idle wait short.
         self.wake = threading.Event()
         self.in_flight: dict[Any, InFlight] = {}
         self.breaker = circuit.CircuitState()
         self.paused_sources: set[str] = set()
         self.browser: Any = None
+        self.acks = AckBatch(config.ack_batch, config.ack_delay_secs)
+        self.pool = JobPool(config.concurrency, conn_max_age_secs=config.conn_max_age_secs, name=f"job-{config.role}")
+        self.control = Cadence()
+        self._connection = ConnectionKeeper(config.conn_max_age_secs)
         self._browser_lock = threading.Lock()
         self._restart_generation = 0
+        self._published_circuit: str | None = None
         self._heartbeat: threading.Thread | None = None
         self._heartbeat_stop = threading.Event()
         self.booted = False
@@ -141,20 +167,29 @@ class Worker:
         if reclaimed:
             logger.info("worker boot: reclaimed %d orphaned job(s) role=%s", reclaimed, self.config.role)
         self._restart_generation = runtime.browser_restart_generation()
+        control_changed.connect(self._on_control_changed, dispatch_uid=f"worker-{id(self)}", weak=False)
+        self._heartbeat_stop.clear()
         self._heartbeat = threading.Thread(target=self._heartbeat_loop, name="lease-heartbeat", daemon=True)
         self._heartbeat.start()
         self.booted = True
         logger.info("worker ready role=%s kinds=%s pid=%d", self.config.role, ",".join(self.config.kinds), os.getpid())
         return reclaimed
 
+    def _on_control_changed(self, **_kwargs: Any) -> None:
+        self.control.mark_stale()
+
     def request_stop(self) -> None:
         self.stop_event.set()
         self.wake.set()
 
     def shutdown(self, grace_secs: float = SHUTDOWN_GRACE_SECS) -> None:
-        """Cancel in-flight work and give every held lease back without burning an attempt."""
+        """Cancel in-flight work and give every held lease back without burning an attempt.
+
+        Jobs that finished before the stop are acked first (the pending batch
+        goes out before anything is released), so shutdown never re-runs them.
+        """
         self.request_stop()
-        self.collect_finished()  # jobs that finished before the stop still get their ack
+        self.collect_finished()
         for job in list(self.in_flight.values()):
             with job.lock:
                 if job.settled:
@@ -163,16 +198,13 @@ class Worker:
             job.cancel.set()
             queue.release(job.lease)
             logger.info("shutdown: released job=%s kind=%s (attempt refunded)", job.lease.id, job.lease.kind)
-        deadline = time.monotonic() + grace_secs
-        for job in list(self.in_flight.values()):
-            try:
-                job.future.exception(timeout=max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
-                logger.warning("shutdown: job=%s did not stop within %.0f s; leaving it", job.lease.id, grace_secs)
+        for thread in self.pool.stop(timeout=grace_secs):
+            logger.warning("shutdown: %s did not stop within %.0f s; leaving it", thread.name, grace_secs)
         self.in_flight = {k: j for k, j in self.in_flight.items() if not j.future.done()}
         self._heartbeat_stop.set()
         if self._heartbeat is not None:
             self._heartbeat.join(timeout=grace_secs)
+        control_changed.disconnect(dispatch_uid=f"worker-{id(self)}")
         if self.browser is not None:
             try:
                 self.browser.close()
@@ -182,19 +214,26 @@ class Worker:
     # --- the loop -------------------------------------------------------------------------
 
     def step(self) -> bool:
-        """Finish what is done, honour control requests, then lease one batch and dispatch it.
+        """Settle what is done, honour control requests when due, then lease one batch and dispatch it.
 
         True: at least one job was leased (call again at once, there may be more).
         False: nothing leasable, no free slot, or leasing is paused (circuit
         open, sessions expired, stopping); wait before the next step.
+        Done acks may still be pending in the batch (`flush_acks`; the next
+        step, `collect_finished` and shutdown send them).
         """
-        close_old_connections()
+        self._connection.tidy()
         if not self.booted:
             self.boot()
-        self.collect_finished()
+        self._collect()
+        if self.acks.due():
+            self.flush_acks()
         self.enforce_deadlines()
-        self.refresh_control()
-        self.run_periodic()
+        now = time.monotonic()
+        if self.control.due(now):
+            self.control.read(now)
+            self.refresh_control()
+            self.run_periodic()
         if self.stop_event.is_set():
             return False
         capacity = self.config.concurrency - len(self.in_flight)
@@ -204,11 +243,19 @@ class Worker:
             self.config.kinds,
             capacity,
             timedelta(seconds=self.config.lease_secs),
-            exclude_sources=self.paused_sources,
+            exclude_sources=self.lease_exclusions(),
         )
         for lease in leases:
             self.dispatch(lease)
         return bool(leases)
+
+    def lease_exclusions(self) -> set[str]:
+        """Source ids whose jobs this worker must not lease now: the one place leasing leaves sources out.
+
+        Today the sources whose session expired; any other per-source hold
+        (a politeness limit) belongs here too.
+        """
+        return self.paused_sources
 
     def idle_wait_secs(self) -> float:
         """How long the loop may wait for a wake-up before something needs its attention."""
@@ -219,6 +266,9 @@ class Worker:
                 wait = min(wait, job.deadline - now)
         if self.breaker.open_until is not None:
             wait = min(wait, (self.breaker.open_until - self.clock()).total_seconds())
+        ack_due = self.acks.secs_until_due()
+        if ack_due is not None:
+            return max(min(wait, ack_due), 0.0)
         return max(wait, 0.05)
 
     def run(self, *, once: bool = False, drain: bool = False, install_signals: bool = True) -> int:
@@ -230,13 +280,13 @@ class Worker:
         with self.signals(install_signals), self.publisher():
             try:
                 self.boot()
-                with queue.JobListener(self.config.kinds, stop=self.wake) as listener:
-                    self._loop(listener, once=once, drain=drain)
+                with queue.JobListener(self.config.kinds) as listener, self._notify_pump(listener):
+                    self._loop(once=once, drain=drain)
             finally:
                 self.shutdown()
         return 0
 
-    def _loop(self, listener: queue.JobListener, *, once: bool, drain: bool) -> None:
+    def _loop(self, *, once: bool, drain: bool) -> None:
         stepped = False
         while not self.stop_event.is_set():
             self.wake.clear()
@@ -252,7 +302,29 @@ class Worker:
                     return
             if once and not self.in_flight:
                 return
-            listener.wait(self.idle_wait_secs())
+            self.wake.wait(self.idle_wait_secs())
+
+    @contextmanager
+    def _notify_pump(self, listener: queue.JobListener) -> Iterator[None]:
+        """A thread that turns the listener's NOTIFY wake-ups into `self.wake` while the loop runs.
+
+        The loop itself waits on `self.wake` alone, so a finished job wakes it
+        at once instead of at the end of the listener's next wait slice.
+        """
+        stop = listener.stop
+
+        def pump() -> None:
+            while not stop.is_set():
+                if listener.wait(self.config.poll_secs):
+                    self.wake.set()
+
+        thread = threading.Thread(target=pump, name="notify-pump", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join(timeout=5)
 
     # --- dispatch and settlement ----------------------------------------------------------
 
@@ -266,10 +338,7 @@ class Worker:
         self.in_flight[lease.id] = job
         context = self._context(lease, cancel)
         logger.info("job start job=%s kind=%s attempt=%d/%d", lease.id, lease.kind, lease.attempts, lease.max_attempts)
-        thread = threading.Thread(
-            target=self._run_job, args=(job, handler, context), name=f"job-{lease.kind}", daemon=True
-        )
-        thread.start()
+        self.pool.submit(lambda: self._run_job(job, handler, context))
 
     def _context(self, lease: Lease, cancel: threading.Event) -> Any:
         factory = self.config.context_factory
@@ -289,18 +358,20 @@ class Worker:
             return self.browser
 
     def _run_job(self, job: InFlight, handler: Handler, context: Any) -> None:
-        # Each job thread has its own database connection; close it when done
-        # so short-lived threads do not leak connections.
-        close_old_connections()
+        # Runs on a pool thread, on that thread's persistent connection.
         try:
             job.future.set_result(handler(job.lease.payload, context))
         except BaseException as exc:  # reported through the future, judged by the loop
             job.future.set_exception(exc)
         finally:
-            connection.close()
             self.wake.set()
 
     def collect_finished(self) -> None:
+        """Settle every job whose handler has returned, acking the done ones before returning."""
+        self._collect()
+        self.flush_acks()
+
+    def _collect(self) -> None:
         for job_id, job in list(self.in_flight.items()):
             if not job.future.done():
                 continue
@@ -311,14 +382,22 @@ class Worker:
                 job.settled = True
             self.settle(job.lease, job.future.exception())
 
+    def flush_acks(self) -> None:
+        """Ack the pending done jobs in one statement (each row still guarded by its own lease)."""
+        leases = self.acks.take()
+        if not leases:
+            return
+        queue.ack_done_many(leases)
+        for lease in leases:
+            logger.info("job done job=%s kind=%s", lease.id, lease.kind)
+        self._publish_circuit()
+
     def settle(self, lease: Lease, error: BaseException | None) -> None:
-        """Ack one finished job by what its handler did (the table in `crawler.workers.outcomes`)."""
+        """Settle one finished job by what its handler did (the table in `crawler.workers.outcomes`)."""
         outcome = disposition(error)
         if outcome is Disposition.DONE:
-            queue.ack_done(lease)
+            self.acks.add(lease)
             self.breaker = circuit.after_success(self.breaker)
-            self._publish_circuit()
-            logger.info("job done job=%s kind=%s", lease.id, lease.kind)
         elif outcome is Disposition.PAUSE:
             queue.release(lease)
             source_id = _source_id(lease)
@@ -393,25 +472,38 @@ class Worker:
             self.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
 
     def _heartbeat_loop(self) -> None:
-        duration = timedelta(seconds=self.config.lease_secs)
+        keeper = ConnectionKeeper(self.config.conn_max_age_secs)
         try:
             while not self._heartbeat_stop.wait(self.config.heartbeat_secs):
-                close_old_connections()
-                for job in list(self.in_flight.values()):
-                    self._renew(job, duration)
+                keeper.tidy()
+                self.heartbeat()
         finally:
             connection.close()
 
-    def _renew(self, job: InFlight, duration: timedelta) -> None:
+    def heartbeat(self) -> None:
+        """Renew every lease this worker holds in one statement; drop the jobs whose lease is gone.
+
+        Held means running jobs not yet settled and done jobs whose ack is
+        still in the batch (their rows are running until it goes out). A lost
+        running job gets its cancel event and no ack at all: the row belongs
+        to someone else now. A lost done job's ack steps aside by itself.
+        """
+        jobs = [job for job in list(self.in_flight.values()) if not job.settled]
+        leases = [job.lease for job in jobs] + self.acks.pending()
+        if not leases:
+            return
+        try:
+            held = queue.renew_many(leases, timedelta(seconds=self.config.lease_secs))
+        except Exception:  # a database blip: the next beat retries well inside the lease
+            logger.warning("heartbeat: renewing %d lease(s) failed", len(leases), exc_info=True)
+            return
+        for job in jobs:
+            if job.lease.id not in held:
+                self._abandon(job)
+
+    def _abandon(self, job: InFlight) -> None:
         with job.lock:
-            if job.settled:
-                return
-            try:
-                still_ours = queue.renew(job.lease, duration)
-            except Exception:  # a database blip: the next beat retries well inside the lease
-                logger.warning("heartbeat: renew failed job=%s", job.lease.id, exc_info=True)
-                return
-            if still_ours:
+            if job.settled:  # the loop settled it meanwhile: its ack or release is what renew saw
                 return
             job.settled = True
         logger.warning(
@@ -465,7 +557,8 @@ class Worker:
     def _publish_circuit(self) -> None:
         until = self.breaker.open_until
         value = until.isoformat() if until is not None and circuit.is_open(self.breaker, self.clock()) else None
-        if self.status.snapshot().flags.get("circuit_open_until") != value:
+        if value != self._published_circuit:  # this loop is the flag's only writer
+            self._published_circuit = value
             self.status.set_flag("circuit_open_until", value)
 
     def run_periodic(self) -> None:
