@@ -4,7 +4,7 @@ python ack_flush_child.py --runs FILE [--stall-before-ack MARKER] [--ack-delay S
 
 Every handler run appends "job_id generation" to FILE (the job's side effect).
 With --stall-before-ack the first batch of done acks never reaches the
-database: the child writes the batch's job ids to MARKER and stalls inside the
+database (whether it goes out alone or with the next lease): the child writes the batch's job ids to MARKER and stalls inside the
 flush, so the test can kill -9 it between finishing those jobs and acking them.
 Without it, the child drains the queue and exits 0.
 """
@@ -38,13 +38,27 @@ def main() -> None:
     if args.stall_before_ack:
         marker = args.stall_before_ack
 
+        ack_done_many, ack_done_many_and_lease = queue.ack_done_many, queue.ack_done_many_and_lease
+
         def stall(leases):
+            if not leases:  # nothing to ack: not the window under test
+                return
             with open(marker + ".tmp", "w") as out:
                 out.writelines(f"{lease.id}\n" for lease in leases)
             os.replace(marker + ".tmp", marker)
             threading.Event().wait()  # until the test's SIGKILL
 
-        queue.ack_done_many = stall
+        def stalled_ack_done_many(leases):
+            stall(leases)
+            return ack_done_many(leases)
+
+        def stalled_ack_done_many_and_lease(done, *args, **kwargs):
+            stall(done)
+            return ack_done_many_and_lease(done, *args, **kwargs)
+
+        # Both ways the loop sends done acks: on their own, or riding on the next lease.
+        queue.ack_done_many = stalled_ack_done_many
+        queue.ack_done_many_and_lease = stalled_ack_done_many_and_lease
 
     config = WorkerConfig(
         role="test",

@@ -219,32 +219,36 @@ class Worker:
         True: at least one job was leased (call again at once, there may be more).
         False: nothing leasable, no free slot, or leasing is paused (circuit
         open, sessions expired, stopping); wait before the next step.
-        Done acks may still be pending in the batch (`flush_acks`; the next
-        step, `collect_finished` and shutdown send them).
+        Done acks go out with the lease statement when there is a slot to
+        fill, else when the batch is due; `collect_finished` and shutdown
+        always send them.
         """
         self._connection.tidy()
         if not self.booted:
             self.boot()
         self._collect()
-        if self.acks.due():
-            self.flush_acks()
         self.enforce_deadlines()
         now = time.monotonic()
         if self.control.due(now):
             self.control.read(now)
             self.refresh_control()
             self.run_periodic()
-        if self.stop_event.is_set():
-            return False
         capacity = self.config.concurrency - len(self.in_flight)
-        if capacity <= 0 or circuit.is_open(self.breaker, self.clock()):
+        if self.stop_event.is_set() or capacity <= 0 or circuit.is_open(self.breaker, self.clock()):
+            if self.acks.due():
+                self.flush_acks()
             return False
-        leases = queue.lease(
+        # The pending acks ride on the lease statement: one commit settles
+        # the finished jobs and claims their successors.
+        done = self.acks.take()
+        _, leases = queue.ack_done_many_and_lease(
+            done,
             self.config.kinds,
             capacity,
             timedelta(seconds=self.config.lease_secs),
             exclude_sources=self.lease_exclusions(),
         )
+        self._acked(done)
         for lease in leases:
             self.dispatch(lease)
         return bool(leases)
@@ -385,9 +389,13 @@ class Worker:
     def flush_acks(self) -> None:
         """Ack the pending done jobs in one statement (each row still guarded by its own lease)."""
         leases = self.acks.take()
+        if leases:
+            queue.ack_done_many(leases)
+            self._acked(leases)
+
+    def _acked(self, leases: list[Lease]) -> None:
         if not leases:
             return
-        queue.ack_done_many(leases)
         for lease in leases:
             logger.info("job done job=%s kind=%s", lease.id, lease.kind)
         self._publish_circuit()
