@@ -384,7 +384,7 @@ class Worker:
                 if job.settled:
                     continue
                 job.settled = True
-            self.settle(job.lease, job.future.exception())
+            self._settle(job.lease, job.future.exception())
 
     def flush_acks(self) -> None:
         """Ack the pending done jobs in one statement (each row still guarded by its own lease)."""
@@ -401,7 +401,12 @@ class Worker:
         self._publish_circuit()
 
     def settle(self, lease: Lease, error: BaseException | None) -> None:
-        """Settle one finished job by what its handler did (the table in `crawler.workers.outcomes`)."""
+        """Settle one finished job by what its handler did, now (a done one is acked before returning)."""
+        self._settle(lease, error)
+        self.flush_acks()
+
+    def _settle(self, lease: Lease, error: BaseException | None) -> None:
+        """Settle by the table in `crawler.workers.outcomes`; a done job joins the ack batch."""
         outcome = disposition(error)
         if outcome is Disposition.DONE:
             self.acks.add(lease)
