@@ -281,27 +281,32 @@ def _insert_sqlite(
 
 # --- lease -------------------------------------------------------------------------
 
-_PG_LEASE_SQL = """
-WITH leased AS (
+
+def _lease_candidates(extra: str = "") -> str:
+    """The rows a lease claims: leasable, due, of the kinds, not of an excluded source; locked, skipping others' locks."""
+    return f"""
     SELECT id FROM crawler_jobs
      WHERE (state = 'pending' OR (state = 'running' AND leased_until < statement_timestamp()))
        AND scheduled_at <= statement_timestamp()
        AND (%(any_kind)s OR kind = ANY(%(kinds)s))
-       AND COALESCE(payload->>'source_id', '') <> ALL(%(excluded)s)
+       AND COALESCE(payload->>'source_id', '') <> ALL(%(excluded)s){extra}
      ORDER BY scheduled_at, created_at
      LIMIT %(max)s
-     FOR UPDATE SKIP LOCKED
-)
-UPDATE crawler_jobs j
-   SET state = 'running',
-       attempts = j.attempts + 1,
-       lease_generation = j.lease_generation + 1,
-       leased_until = statement_timestamp() + %(duration)s,
-       updated_at = statement_timestamp()
-  FROM leased l
- WHERE j.id = l.id
-RETURNING j.id, j.payload, j.attempts, j.max_attempts, j.lease_generation, j.scheduled_at, j.created_at
-"""
+     FOR UPDATE SKIP LOCKED"""
+
+
+_CLAIM_LEASED = """
+    UPDATE crawler_jobs j
+       SET state = 'running',
+           attempts = j.attempts + 1,
+           lease_generation = j.lease_generation + 1,
+           leased_until = statement_timestamp() + %(duration)s,
+           updated_at = statement_timestamp()
+      FROM leased l
+     WHERE j.id = l.id
+    RETURNING j.id, j.payload, j.attempts, j.max_attempts, j.lease_generation, j.scheduled_at, j.created_at"""
+
+_PG_LEASE_SQL = f"WITH leased AS ({_lease_candidates()}\n){_CLAIM_LEASED}"
 
 
 def lease(
@@ -542,33 +547,15 @@ def ack_done_many(leases: Sequence[Lease]) -> int:
 # The ack of `ack_done_many` and the claim of `lease` in one statement and one
 # commit. The rows being acked are left out of the claim: a done job whose
 # lease just lapsed would otherwise be updated by both halves at once.
-_PG_ACK_AND_LEASE_SQL = """
+_PG_ACK_AND_LEASE_SQL = f"""
 WITH acked AS (
     UPDATE crawler_jobs j
        SET state = 'done', leased_until = NULL, updated_at = statement_timestamp()
       FROM unnest(%(ack_ids)s::uuid[], %(ack_generations)s::bigint[]) AS l(id, generation)
      WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
     RETURNING j.id
-), leased AS (
-    SELECT id FROM crawler_jobs
-     WHERE (state = 'pending' OR (state = 'running' AND leased_until < statement_timestamp()))
-       AND scheduled_at <= statement_timestamp()
-       AND (%(any_kind)s OR kind = ANY(%(kinds)s))
-       AND COALESCE(payload->>'source_id', '') <> ALL(%(excluded)s)
-       AND id <> ALL(%(ack_ids)s::uuid[])
-     ORDER BY scheduled_at, created_at
-     LIMIT %(max)s
-     FOR UPDATE SKIP LOCKED
-), claimed AS (
-    UPDATE crawler_jobs j
-       SET state = 'running',
-           attempts = j.attempts + 1,
-           lease_generation = j.lease_generation + 1,
-           leased_until = statement_timestamp() + %(duration)s,
-           updated_at = statement_timestamp()
-      FROM leased l
-     WHERE j.id = l.id
-    RETURNING j.id, j.payload, j.attempts, j.max_attempts, j.lease_generation, j.scheduled_at, j.created_at
+), leased AS ({_lease_candidates(" AND id <> ALL(%(ack_ids)s::uuid[])")}
+), claimed AS ({_CLAIM_LEASED}
 )
 SELECT id, payload, attempts, max_attempts, lease_generation, scheduled_at, created_at, false FROM claimed
 UNION ALL
