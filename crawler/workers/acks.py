@@ -2,8 +2,9 @@
 
 Acking every job on its own costs a round trip and a commit per job, which is
 most of a short job's cost. The worker loop collects the leases of jobs whose
-handler returned and flushes them when the batch is full or its oldest lease
-has waited `max_delay_secs` (a few milliseconds), and always before it
+handler returned and sends them with its next lease statement (a freed slot
+is refilled at once), or on their own when the batch is full or its oldest
+lease has waited `max_delay_secs` (a few milliseconds), and always before it
 releases leases on shutdown. Each row keeps its own `(id, generation,
 running)` guard inside `ack_done_many`, so a lease lost meanwhile steps aside.
 

@@ -6,9 +6,10 @@ statement), runs them on a bounded pool of long-lived job threads
 per job, heartbeats every lease it holds in one statement (`renew_many`), and
 finishes each one by its lease generation:
 
-- the handler returned -> acked done in a batch (`crawler.workers.acks`:
-  `ack_done_many` when the batch is full or a few milliseconds old, and
-  always before shutdown releases anything);
+- the handler returned -> acked done in a batch (`crawler.workers.acks`):
+  with the next lease statement (`ack_done_many_and_lease`), or on its own
+  with `ack_done_many` when no slot is free and the batch is full or a few
+  milliseconds old, and always before shutdown releases anything;
 - it raised -> `ack_failed` (backoff, or dead at `max_attempts`);
 - it raised `SessionExpired` -> `release` (the login wall is not the job's
   fault), the sticky per-source flag is set, and that source's jobs stay
