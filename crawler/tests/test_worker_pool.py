@@ -7,9 +7,9 @@ import threading
 import pytest
 from django.db import connection
 
+from crawler.tests.worker_processes import wait_until
 from crawler.workers.acks import AckBatch, flush_due
 from crawler.workers.cadence import control_due
-from crawler.tests.worker_processes import wait_until
 from crawler.workers.pool import JobPool, connection_should_close
 
 
