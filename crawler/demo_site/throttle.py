@@ -28,6 +28,8 @@ class ServerThrottle:
     `always`: answer 429 to everything (a site that never lets us in).
     `max_refusals`: stop refusing after that many 429s (None: never stop).
     `http_date`: send Retry-After as an HTTP-date instead of seconds.
+    `refuse_next`: answer the next that many requests 429 whatever the rate (a
+    test flips it while several workers are mid-crawl).
     """
 
     rate: float = 1000.0
@@ -36,6 +38,7 @@ class ServerThrottle:
     always: bool = False
     max_refusals: int | None = None
     http_date: bool = False
+    refuse_next: int = 0
     arrivals: list[float] = field(default_factory=list)  # every request, monotonic seconds
     refusals: list[float] = field(default_factory=list)  # the ones answered 429
     max_in_flight: int = 0
@@ -65,6 +68,9 @@ class ServerThrottle:
         if self.max_refusals is not None and len(self.refusals) >= self.max_refusals:
             return False
         if self.always:
+            return True
+        if self.refuse_next > 0:
+            self.refuse_next -= 1
             return True
         tokens = float(self.burst) if self._tokens is None else self._tokens
         tokens = min(float(self.burst), tokens + (now - self._last) * self.rate)
