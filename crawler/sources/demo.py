@@ -28,8 +28,8 @@ DEMO_SETTINGS: dict[str, Any] = {
     "page_image": "div.reader img.page",
     "login_wall_selector": "form#login-form",
     # The demo site is our own, on this machine: crawl it briskly (a real site keeps the polite defaults).
-    "rate_limit": 50,
-    "burst": 20,
+    "rate_limit": 200,
+    "burst": 50,
     "max_concurrency": 8,
 }
 
