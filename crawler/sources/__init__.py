@@ -1,10 +1,11 @@
 """Source adapters. `get_source` builds the adapter a Source row asks for.
 
 Subpackage `crawler.sources`: adapters (`demo`, `html`), their validated
-settings (`config`), HTML parsing, the host allow-list, the HTTP client and the
-shared Chromium (`browser`). It talks to the outside world and returns plain
-records; it may import `crawler.errors`, `crawler.runtime` and `catalog`, never
-the passes, the workers or the controls.
+settings (`config`), HTML parsing, the host allow-list, the HTTP client, the
+shared Chromium (`browser`) and per-source politeness (`politeness`, `gate`,
+`limiter`). It talks to the outside world and returns plain records; it may
+import `crawler.errors`, `crawler.runtime`, `crawler.models` (the limiter's
+rows) and `catalog`, never the passes, the workers or the controls.
 """
 
 from __future__ import annotations
