@@ -48,6 +48,7 @@ from django.utils import timezone
 from crawler import queue, runtime
 from crawler.errors import RetryLater
 from crawler.queue import Lease
+from crawler.sources import limiter
 from crawler.status import StatusHandle
 from crawler.status.publish import StatusPublisher
 from crawler.workers import circuit
@@ -204,11 +205,15 @@ class Worker:
             self.config.kinds,
             capacity,
             timedelta(seconds=self.config.lease_secs),
-            exclude_sources=self.paused_sources,
+            exclude_sources=self.paused_sources | self._cooling_sources(),
         )
         for lease in leases:
             self.dispatch(lease)
         return bool(leases)
+
+    def _cooling_sources(self) -> set[str]:
+        """Sources cooling down after a 429/503 (any worker's): their jobs wait, others keep crawling."""
+        return limiter.cooling_sources() if self.config.session_kinds else set()
 
     def idle_wait_secs(self) -> float:
         """How long the loop may wait for a wake-up before something needs its attention."""
