@@ -13,6 +13,7 @@ pytest_plugins = [
     "crawler.demo_site.fixtures",
     "crawler.testing.theme_sites.fixtures",
     "mangalord.testing.fixtures",
+    "mangalord.testing.browser",
 ]
 
 

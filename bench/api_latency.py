@@ -19,13 +19,11 @@ another run (it is reused when it already holds the right number of mangas).
 
 from __future__ import annotations
 
-import argparse
 import random
-import statistics
 import time
 from datetime import timedelta
 
-import scratch
+import measure
 
 DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_api"
 CHUNK = 5000
@@ -93,27 +91,16 @@ SEARCHES = [
 
 
 def time_requests(requests: int, scenarios: list[tuple[str, dict]], title: str) -> None:
-    from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
 
     client = Client()
     print(f"\nGET /api/v1/mangas/ {title} — {requests} timed requests per row (after 3 warm-up requests)\n")
     print(f"{'request':<28} {'p50 ms':>8} {'p95 ms':>8} {'queries':>8} {'rows':>6} {'count':>8}")
     for label, params in scenarios:
-        for _ in range(3):
-            client.get("/api/v1/mangas/", params)
-        samples = []
-        for _ in range(requests):
-            with CaptureQueriesContext(connection) as queries:
-                began = time.perf_counter()
-                response = client.get("/api/v1/mangas/", params)
-                samples.append((time.perf_counter() - began) * 1000)
-            assert response.status_code == 200, response.content[:200]
-        body = response.json()
-        p95 = statistics.quantiles(samples, n=20)[-1]
+        timing = measure.time_get(client, "/api/v1/mangas/", params, requests)
+        body = timing.response.json()
         print(
-            f"{label:<28} {statistics.median(samples):>8.1f} {p95:>8.1f} {len(queries):>8} "
+            f"{label:<28} {timing.p50_ms:>8.1f} {timing.p95_ms:>8.1f} {timing.queries:>8} "
             f"{len(body['results']):>6} {body['count']:>8,}"
         )
 
@@ -146,29 +133,12 @@ def show_plan() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mangas", type=int, default=100_000)
-    parser.add_argument("--requests", type=int, default=60)
-    parser.add_argument("--database-url", default=DEFAULT_DB_URL)
-    parser.add_argument("--keep", action="store_true", help="leave the scratch database for the next run")
-    args = parser.parse_args()
-    if args.mangas < 1 or args.requests < 2:
-        parser.error("--mangas must be >= 1 and --requests >= 2")
-    scratch.ensure_database(args.database_url)
-    try:
-        scratch.setup_django(args.database_url)
-        from django.core.management import call_command
-        from django.db import connection
-
-        call_command("migrate", verbosity=0)
+    args = measure.library_arguments(__doc__, DEFAULT_DB_URL)
+    with measure.migrated_scratch(args.database_url, keep=args.keep):
         seed(args.mangas)
         time_requests(args.requests, SCENARIOS, "")
         time_searches(args.requests)
         show_plan()
-        connection.close()
-    finally:
-        if not args.keep:
-            scratch.drop_database(args.database_url)
 
 
 if __name__ == "__main__":

@@ -21,29 +21,16 @@ import base64
 import io
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import zipfile
 from importlib import metadata
 
-import psutil
+import measure
 import scratch
 from scratch import REPO_ROOT
 
 DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_cbz"
-
-
-def _peak_rss_mb() -> float:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM in /proc/self/status (this benchmark needs Linux)")
-
-
-def _rss_mb() -> float:
-    return psutil.Process().memory_info().rss / (1024 * 1024)
 
 
 def seed(media_root: str, megabytes: int, page_megabytes: int) -> dict[str, str]:
@@ -100,7 +87,7 @@ def child(chapter_id: str, mode: str) -> None:
     from catalog.models import Chapter
     from reader.cbz import chapter_pages
 
-    before = _rss_mb()
+    before = measure.rss_mb()
     if mode == "buffered":
         from django.core.files.storage import default_storage
 
@@ -116,18 +103,11 @@ def child(chapter_id: str, mode: str) -> None:
         assert response.status_code == 200 and response.streaming
         size = sum(len(chunk) for chunk in response.streaming_content)
         assert size == int(response["Content-Length"])
-    print(json.dumps({"size": size, "rss_before_mb": before, "peak_rss_mb": _peak_rss_mb()}))
+    print(json.dumps({"size": size, "rss_before_mb": before, "peak_rss_mb": measure.peak_rss_mb()}))
 
 
 def run_child(chapter_id: str, mode: str, env: dict[str, str]) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", chapter_id, "--mode", mode],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return measure.run_json_child(__file__, ["--child", chapter_id, "--mode", mode], env)
 
 
 def main() -> None:
@@ -165,15 +145,8 @@ def main() -> None:
     print(
         f"Python {sys.version.split()[0]}, Django {django.get_version()}, zipstream-ng {metadata.version('zipstream-ng')}"
     )
-    print(f"{'case':38} {'CBZ bytes':>13} {'RSS before':>11} {'peak RSS':>9} {'growth':>8}")
-    for label, row in rows:
-        growth = row["peak_rss_mb"] - row["rss_before_mb"]
-        print(
-            f"{label:38} {row['size']:>13,} {row['rss_before_mb']:>9.1f}MB {row['peak_rss_mb']:>7.1f}MB {growth:>6.1f}MB"
-        )
-    print(
-        f"peak RSS difference large vs tiny (streamed): {rows[1][1]['peak_rss_mb'] - rows[0][1]['peak_rss_mb']:+.1f} MB"
-    )
+    measure.print_memory_rows(rows, size_column="CBZ bytes")
+    measure.print_flatness("streamed", rows[0][1], rows[1][1])
 
 
 if __name__ == "__main__":

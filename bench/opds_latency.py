@@ -14,15 +14,12 @@ no cookies.
 
 from __future__ import annotations
 
-import argparse
 import base64
-import statistics
 import sys
-import time
 from importlib import metadata
 
 import api_latency
-import scratch
+import measure
 
 PASSWORD = "bench-password"
 DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_opds"
@@ -56,27 +53,16 @@ def seed_reader() -> tuple[str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mangas", type=int, default=100_000)
-    parser.add_argument("--requests", type=int, default=60)
-    parser.add_argument("--database-url", default=DEFAULT_DB_URL)
-    parser.add_argument("--keep", action="store_true", help="leave the scratch database for the next run")
-    args = parser.parse_args()
-    if args.mangas < 1 or args.requests < 2:
-        parser.error("--mangas must be >= 1 and --requests >= 2")
-    scratch.ensure_database(args.database_url)
-    try:
-        scratch.setup_django(args.database_url)
+    args = measure.library_arguments(__doc__, DEFAULT_DB_URL)
+    with measure.migrated_scratch(args.database_url, keep=args.keep):
         import django
         from django.contrib.auth import get_user_model
-        from django.core.management import call_command
         from django.db import connection
         from django.test import Client
-        from django.test.utils import CaptureQueriesContext
 
         from catalog.models import Tag
+        from reader import library
 
-        call_command("migrate", verbosity=0)
         api_latency.seed(args.mangas)
         _, long_manga = seed_reader()
         with connection.cursor() as cursor:
@@ -85,12 +71,16 @@ def main() -> None:
         session.force_login(get_user_model().objects.get(username="bench-reader"))
         token = base64.b64encode(f"bench-reader:{PASSWORD}".encode()).decode()
         tag = Tag.objects.get(name="tag-07").id
+        # What page 999's next link carries: the (title, id) of its last row.
+        edge = library.mangas_by_title().order_by("title", "id")[999 * 50 - 1]
+        seek = {"page": 1000, "after": library.TitleCursor.of(edge).encode()}
         scenarios = [
             ("root", "/opds/", {}, session, {}),
             ("latest, page 1", "/opds/latest/", {}, session, {}),
             ("latest, page 200", "/opds/latest/", {"page": 200}, session, {}),
             ("all by title, page 1", "/opds/all/", {}, session, {}),
-            ("all by title, page 1000", "/opds/all/", {"page": 1000}, session, {}),
+            ("all by title, page 1000 (offset)", "/opds/all/", {"page": 1000}, session, {}),
+            ("all by title, page 1000 (next link)", "/opds/all/", seek, session, {}),
             ("search q=dragon", "/opds/search/", {"q": "dragon"}, session, {}),
             ("tag feed", f"/opds/tags/{tag}/", {}, session, {}),
             ("bookmarks (300, unread first)", "/opds/bookmarks/", {}, session, {}),
@@ -100,24 +90,11 @@ def main() -> None:
         ]
         print(f"Python {sys.version.split()[0]}, Django {django.get_version()}, psycopg {metadata.version('psycopg')}")
         print(f"\nOPDS feeds, {args.mangas:,} mangas — {args.requests} timed requests per row (after 3 warm-up)\n")
-        print(f"{'feed':<32} {'p50 ms':>8} {'p95 ms':>8} {'queries':>8} {'entries':>8}")
+        print(f"{'feed':<36} {'p50 ms':>8} {'p95 ms':>8} {'queries':>8} {'entries':>8}")
         for label, url, params, client, headers in scenarios:
-            for _ in range(3):
-                client.get(url, params, **headers)
-            samples = []
-            for _ in range(args.requests):
-                with CaptureQueriesContext(connection) as queries:
-                    began = time.perf_counter()
-                    response = client.get(url, params, **headers)
-                    samples.append((time.perf_counter() - began) * 1000)
-                assert response.status_code == 200, (url, response.status_code)
-            entries = response.content.count(b"<entry>")
-            p95 = statistics.quantiles(samples, n=20)[-1]
-            print(f"{label:<32} {statistics.median(samples):>8.1f} {p95:>8.1f} {len(queries):>8} {entries:>8}")
-        connection.close()
-    finally:
-        if not args.keep:
-            scratch.drop_database(args.database_url)
+            timing = measure.time_get(client, url, params, args.requests, **headers)
+            entries = timing.response.content.count(b"<entry>")
+            print(f"{label:<36} {timing.p50_ms:>8.1f} {timing.p95_ms:>8.1f} {timing.queries:>8} {entries:>8}")
 
 
 if __name__ == "__main__":

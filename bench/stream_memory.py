@@ -20,8 +20,6 @@ import argparse
 import functools
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -29,23 +27,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from importlib.metadata import version
 from typing import Any
 
-import psutil
+import measure
 import scratch
 from scratch import REPO_ROOT
-
-
-def _peak_rss_mb() -> float:
-    """VmHWM, the peak RSS of this process image. (getrusage's ru_maxrss would do, except that
-    Linux carries it across fork+exec, so a child would report the parent's peak.)"""
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM in /proc/self/status (this benchmark needs Linux)")
-
-
-def _rss_mb() -> float:
-    return psutil.Process().memory_info().rss / (1024 * 1024)
 
 
 def child(url: str, mode: str, media_root: str) -> None:
@@ -58,7 +42,7 @@ def child(url: str, mode: str, media_root: str) -> None:
     from crawler.sources.hosts import HostGuard
     from crawler.sources.http import SourceCookies, SourceHttp
 
-    before = _rss_mb()
+    before = measure.rss_mb()
     if mode == "buffered":
         size = len(httpx.get(url, timeout=60).content)
         name = "(kept in memory)"
@@ -70,7 +54,7 @@ def child(url: str, mode: str, media_root: str) -> None:
         finally:
             stream.close()
         size, name = stored.size, stored.name
-    print(json.dumps({"size": size, "name": name, "rss_before_mb": before, "peak_rss_mb": _peak_rss_mb()}))
+    print(json.dumps({"size": size, "name": name, "rss_before_mb": before, "peak_rss_mb": measure.peak_rss_mb()}))
 
 
 def make_images(directory: str, megabytes: int) -> dict[str, str]:
@@ -96,14 +80,7 @@ def serve(directory: str) -> ThreadingHTTPServer:
 
 def run_child(url: str, mode: str, media_root: str, extra_env: dict[str, str] | None = None) -> dict:
     env = {**os.environ, "PYTHONPATH": REPO_ROOT, **(extra_env or {})}
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", url, "--mode", mode, "--media-root", media_root],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return measure.run_json_child(__file__, ["--child", url, "--mode", mode, "--media-root", media_root], env)
 
 
 def main() -> None:
@@ -139,17 +116,9 @@ def main() -> None:
         server.shutdown()
         for key, path in files.items():
             print(f"{key}: {os.path.getsize(path) / 1e6:.1f} MB on disk")
-        print(f"{'case':34} {'bytes':>12} {'RSS before':>11} {'peak RSS':>9} {'growth':>8}")
-        for label, row in rows:
-            growth = row["peak_rss_mb"] - row["rss_before_mb"]
-            print(
-                f"{label:34} {row['size']:>12,} {row['rss_before_mb']:>9.1f}MB "
-                f"{row['peak_rss_mb']:>7.1f}MB {growth:>6.1f}MB"
-            )
-        flat = rows[1][1]["peak_rss_mb"] - rows[0][1]["peak_rss_mb"]
-        print(f"peak RSS difference large vs tiny (streamed): {flat:+.1f} MB")
-        flat_s3 = rows[4][1]["peak_rss_mb"] - rows[3][1]["peak_rss_mb"]
-        print(f"peak RSS difference large vs tiny (streamed to S3): {flat_s3:+.1f} MB")
+        measure.print_memory_rows(rows, size_column="bytes")
+        measure.print_flatness("streamed", rows[0][1], rows[1][1])
+        measure.print_flatness("streamed to S3", rows[3][1], rows[4][1])
         print(f"moto {version('moto')}, boto3 {version('boto3')}, django-storages {version('django-storages')}")
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "RetryLater",
     "SessionExpired",
     "SourceConfigError",
+    "SourceCoolingDown",
     "SourceUnavailable",
 ]
 
@@ -54,6 +55,19 @@ class RetryLater(CrawlerError):
     def __init__(self, message: str, *, until: datetime) -> None:
         super().__init__(message)
         self.until = until
+
+
+class SourceCoolingDown(RetryLater):
+    """The source is cooling down after a 429/503 with Retry-After: no worker on any host asks it before `until`.
+
+    Raised by the response that started the cooldown and by requests that
+    would otherwise go out during it; the job is deferred to `until` like any
+    `RetryLater`, without burning an attempt.
+    """
+
+    def __init__(self, message: str, *, source_id: str, until: datetime) -> None:
+        super().__init__(message, until=until)
+        self.source_id = source_id
 
 
 class NotFound(PermanentError):

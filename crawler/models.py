@@ -140,3 +140,55 @@ class WorkerStatus(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}@{self.host}:{self.pid}"
+
+
+class SourceThrottle(models.Model):
+    """One source's shared token bucket and cooldown, read and written by every worker on every host.
+
+    `crawler.sources.limiter` is its only writer: each request locks the row
+    (`SELECT ... FOR UPDATE`) in one short transaction, refills the bucket from
+    `refilled_at` by the source's rate, and takes a token. No session state is
+    involved, so it holds behind PgBouncer's transaction pooling.
+    """
+
+    source_id = models.CharField(max_length=100, primary_key=True)
+    tokens = models.FloatField(default=0.0)
+    # None: never used, the bucket is full.
+    refilled_at = models.DateTimeField(null=True, blank=True)
+    # Set from a 429/503 Retry-After: nobody requests the source before this.
+    cooling_until = models.DateTimeField(null=True, blank=True)
+    cooling_reason = models.TextField(blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "crawler_source_throttle"
+        indexes = [
+            # Used by limiter.cooling_sources (every lease) and the dashboard's cooling list.
+            models.Index(fields=["cooling_until"], name="crawler_throttle_cooling_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.source_id
+
+
+class SourceSlot(models.Model):
+    """One request of a source in flight (its `max_concurrency` counts these rows).
+
+    A slot expires on its own at `expires_at` (kept alive while an image
+    streams), so a worker killed mid-request never holds a slot for good.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    source_id = models.CharField(max_length=100)
+    acquired_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "crawler_source_slot"
+        indexes = [
+            # Used by the limiter's in-flight count for one source.
+            models.Index(fields=["source_id", "expires_at"], name="crawler_slot_source_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} until {self.expires_at}"

@@ -323,6 +323,14 @@ CRAWLER_POLL_SECS = _read("CRAWLER_POLL_SECS", env.float, 5.0, lambda v: v > 0, 
 CRAWLER_HTTP_TIMEOUT_SECS = _read(
     "CRAWLER_HTTP_TIMEOUT_SECS", env.float, 30.0, lambda v: v > 0, "must be a positive number"
 )
+# Politeness (per-source rate_limit/burst/max_concurrency live in each Source's settings).
+# A Retry-After longer than this is read as this: a broken header cannot park a source for days.
+CRAWLER_RETRY_AFTER_MAX_SECS = _positive("CRAWLER_RETRY_AFTER_MAX_SECS", 3600)
+# How long a source cools down after a 429 that names no Retry-After.
+CRAWLER_DEFAULT_COOLDOWN_SECS = _positive("CRAWLER_DEFAULT_COOLDOWN_SECS", 60)
+# A request that finds its source cooling waits this long at most; a longer
+# cooldown defers the job instead (no attempt burnt) and frees the worker.
+CRAWLER_COOLDOWN_WAIT_SECS = _non_negative("CRAWLER_COOLDOWN_WAIT_SECS", 5)
 # Idle SSE streams send a keep-alive comment this often (proxies drop silent connections).
 CRAWLER_STREAM_KEEPALIVE_SECS = _read(
     "CRAWLER_STREAM_KEEPALIVE_SECS", env.float, 15.0, lambda v: v > 0, "must be a positive number"

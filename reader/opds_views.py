@@ -66,15 +66,31 @@ def _standard_links(request: HttpRequest, kind: str, self_url: str) -> list[Link
 def _paging_links(request: HttpRequest, page: library.Paged[Any], kind: str, extra: dict[str, str]) -> list[Link]:
     base = request.build_absolute_uri(request.path)
 
-    def at(n: int) -> str:
-        return f"{base}?{urlencode({**extra, 'page': n})}"
+    def at(n: int, cursor: dict[str, str] | None = None) -> str:
+        return f"{base}?{urlencode({**extra, 'page': n, **(cursor or {})})}"
 
     links = [Link(at(1), "first", kind, "First page")]
     if page.has_previous:
-        links.append(Link(at(page.page - 1), "previous", kind, "Previous page"))
+        links.append(Link(at(page.page - 1, page.previous_params), "previous", kind, "Previous page"))
     if page.has_next:
-        links.append(Link(at(page.page + 1), "next", kind, "Next page"))
+        links.append(Link(at(page.page + 1, page.next_params), "next", kind, "Next page"))
     return links
+
+
+def _by_offset(request: HttpRequest, rows: Any) -> library.Paged[Any]:
+    return library.paged(rows, page_param(request))
+
+
+def _seeking_by_title(request: HttpRequest, rows: Any) -> library.Paged[Manga]:
+    """Title-ordered feeds follow the cursor their own next/previous links carry."""
+    try:
+        after, before = (
+            library.TitleCursor.decode(request.GET[name]) if name in request.GET else None
+            for name in ("after", "before")
+        )
+    except library.BadCursor as exc:
+        raise BadParameter(str(exc)) from exc
+    return library.paged_by_title(rows, page_param(request), after=after, before=before)
 
 
 def _cover_links(request: HttpRequest, manga: Manga) -> list[Link]:
@@ -104,8 +120,9 @@ def _manga_list_feed(
     rows: Any,
     extra: dict[str, str] | None = None,
     note: Callable[[Manga], str] = lambda m: "",
+    pager: Callable[[HttpRequest, Any], library.Paged[Any]] = _by_offset,
 ) -> HttpResponse:
-    page = library.paged(rows, page_param(request))
+    page = pager(request, rows)
     self_url = request.build_absolute_uri()
     feed = Feed(
         id=feed_id,
@@ -163,7 +180,11 @@ def latest(request: HttpRequest) -> HttpResponse:
 @opds_view
 def all_mangas(request: HttpRequest) -> HttpResponse:
     return _manga_list_feed(
-        request, feed_id="urn:mangalord:opds:all", title="All mangas", rows=library.mangas_by_title()
+        request,
+        feed_id="urn:mangalord:opds:all",
+        title="All mangas",
+        rows=library.mangas_by_title(),
+        pager=_seeking_by_title,
     )
 
 
@@ -189,6 +210,7 @@ def search(request: HttpRequest) -> HttpResponse:
         title=f"Search: {q}",
         rows=library.search_mangas(q),
         extra={"q": q},
+        pager=_seeking_by_title,
     )
 
 
@@ -216,7 +238,11 @@ def tag_list(request: HttpRequest) -> HttpResponse:
 def tag_feed(request: HttpRequest, tag_id: int) -> HttpResponse:
     tag = get_object_or_404(Tag, pk=tag_id)
     return _manga_list_feed(
-        request, feed_id=f"urn:mangalord:opds:tag:{tag.id}", title=f"Tag: {tag.name}", rows=library.mangas_tagged(tag)
+        request,
+        feed_id=f"urn:mangalord:opds:tag:{tag.id}",
+        title=f"Tag: {tag.name}",
+        rows=library.mangas_tagged(tag),
+        pager=_seeking_by_title,
     )
 
 

@@ -18,11 +18,12 @@ from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from crawler.demo_site import images, pages
 from crawler.demo_site.catalog import DemoCatalog, DemoManga
 from crawler.demo_site.faults import DemoFaults
+from crawler.demo_site.throttle import ServerThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ class DemoSite:
 
     def __init__(self, catalog: DemoCatalog, host: str, port: int) -> None:
         self.faults = DemoFaults()
+        # When set, requests are timed and answered 429 over its limit (crawler.demo_site.throttle).
+        self.throttle: ServerThrottle | None = None
         self.requests: list[DemoRequest] = []
         self.drift_added: list[str] = []  # keys prepended by the list_drift fault, in order
         self._catalog = catalog
@@ -174,6 +177,15 @@ class _Handler(BaseHTTPRequestHandler):
         if url.path.startswith("/__control/"):
             return self._control_get(url.path)
         self._record()
+        throttle = self.site.throttle
+        if throttle is None:
+            return self._serve_get(url)
+        with throttle.serving() as retry_after:
+            if retry_after is not None:
+                return self._too_many(retry_after)
+            self._serve_get(url)
+
+    def _serve_get(self, url: SplitResult) -> None:
         faults = self.site.faults
         if faults.slow_secs:
             time.sleep(faults.slow_secs)
@@ -342,6 +354,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(HTTPStatus.NOT_FOUND, {"error": f"unknown control route {path}"})
 
     # --- responses ---------------------------------------------------------------------------
+
+    def _too_many(self, retry_after: str) -> None:
+        body = pages.error_page(429, "Too many requests").encode()
+        self.send_response(HTTPStatus.TOO_MANY_REQUESTS)
+        self.send_header("Retry-After", retry_after)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def _not_found(self) -> None:
         self._html(HTTPStatus.NOT_FOUND, pages.error_page(404, "Not found"))

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream
-from crawler.errors import CrawlerError, JobCancelled, SessionExpired
+from crawler.errors import CrawlerError, JobCancelled, RetryLater, SessionExpired
 from crawler.events import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
@@ -59,7 +59,7 @@ def download_chapter(chapter: Chapter, source: SourceAdapter, *, status: StatusH
         _set_state(chapter, Chapter.SyncState.DOWNLOADING)
         try:
             stored = _download(chapter, source, status=status, cancel=cancel)
-        except (JobCancelled, SessionExpired):
+        except (JobCancelled, SessionExpired, RetryLater):
             _set_state(chapter, Chapter.SyncState.QUEUED)
             raise
         except Exception:

@@ -23,7 +23,7 @@ from django.utils import timezone
 from catalog.models import Manga, Source
 from crawler import runtime
 from crawler import status as phases
-from crawler.errors import JobCancelled, SessionExpired, SourceConfigError
+from crawler.errors import JobCancelled, RetryLater, SessionExpired, SourceConfigError
 from crawler.passes.pipeline import CoverOutcome, MangaOutcome, MetadataOutcome, fetch_cover, process_manga_ref
 from crawler.sources import get_source
 from crawler.sources.base import Source as SourceAdapter
@@ -100,7 +100,7 @@ def run_metadata_pass(
     `JobCancelled` propagate and leave the recovery flag false.
     """
     cancel = cancel or threading.Event()
-    source = get_source(source_row, browser=browser)
+    source = get_source(source_row, browser=browser, cancel=cancel)
     try:
         return _run(source_row, source, status=status, limit=limit, cancel=cancel)
     finally:
@@ -208,7 +208,8 @@ def _process_one(
     """Run the pipeline for one ref; "config" or "failed" when this manga failed (the pass goes on)."""
     try:
         return process_manga_ref(source_row, source, ref, status=status)
-    except (SessionExpired, JobCancelled):
+    except (SessionExpired, JobCancelled, RetryLater):
+        # Not this manga's fault: the whole pass stops (a cooling source is deferred, not walked into failures).
         raise
     except SourceConfigError as exc:
         logger.warning("metadata pass source=%s manga %s: configuration error: %s", source_row.id, ref.key, exc)

@@ -1,14 +1,16 @@
 """Source adapters. `get_source` builds the adapter a Source row asks for.
 
 Subpackage `crawler.sources`: adapters (`demo`, `html`), their validated
-settings (`config`), HTML parsing, the host allow-list, the HTTP client and the
-shared Chromium (`browser`). It talks to the outside world and returns plain
-records; it may import `crawler.errors`, `crawler.runtime` and `catalog`, never
-the passes, the workers or the controls.
+settings (`config`), HTML parsing, the host allow-list, the HTTP client, the
+shared Chromium (`browser`) and per-source politeness (`politeness`, `gate`,
+`limiter`). It talks to the outside world and returns plain records; it may
+import `crawler.errors`, `crawler.runtime`, `crawler.models` (the limiter's
+rows) and `catalog`, never the passes, the workers or the controls.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from crawler.errors import SourceConfigError
@@ -22,14 +24,21 @@ if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager
 
 
-def get_source(source_row: SourceRow, *, browser: BrowserManager | None = None) -> Source:
+def get_source(
+    source_row: SourceRow, *, browser: BrowserManager | None = None, cancel: threading.Event | None = None
+) -> Source:
     """The adapter for `source_row` (kind demo or html), with its session cookie loaded.
+
+    Every request it makes takes a token and a slot from the source's limiter,
+    shared through the database with every other worker; `cancel` (the job's
+    cancel event) interrupts a wait for one.
 
     Raises SourceConfigError, naming the bad key, when the row's settings are
     invalid, or when the adapter needs a browser and none was given.
     """
     # Imported here so importing crawler.sources (e.g. base records) never needs the app registry.
     from crawler import runtime
+    from crawler.sources.limiter import SourceLimiter
 
     settings = source_row.settings or {}
     if source_row.kind == "demo":
@@ -43,6 +52,7 @@ def get_source(source_row: SourceRow, *, browser: BrowserManager | None = None) 
         config,
         session_value=runtime.session_cookie(source_row.id),
         browser=browser,
+        gate=SourceLimiter(source_row.id, config.politeness, cancel=cancel),
     )
 
 

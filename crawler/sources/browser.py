@@ -49,6 +49,7 @@ class RenderedPage:
     status: int | None
     html: str
     cookies: list[dict[str, Any]] = field(default_factory=list)  # the context's cookies after the load
+    retry_after: str | None = None  # the answer's Retry-After header (a 429/503 cools the source down)
 
 
 @dataclass
@@ -362,7 +363,8 @@ class _Tab:
             raise
         status = response.status if response else None
         html = self._settle(wait) if status is None or status < 400 else self.page.content()
-        return RenderedPage(self._final_url[0], status, html, self.context.cookies())
+        retry_after = response.headers.get("retry-after") if response else None
+        return RenderedPage(self._final_url[0], status, html, self.context.cookies(), retry_after)
 
     def _settle(self, wait: _Wait) -> str:
         """The page's markup once it is ready (or the wait ran out)."""

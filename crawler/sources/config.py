@@ -58,6 +58,10 @@ Requests
     image_hosts           optional  extra hosts images may come from (cdn.example.com[:port], *.example.com)
     session_cookie        optional  cookie name of the operator's session, default PHPSESSID
     login_wall_selector   optional  matches only on the site's login form (= session expired)
+Politeness (enforced through the database across every worker on every host; see crawler.sources.politeness)
+    rate_limit            optional  requests per second to the source, default 2 (0.01 to 1000)
+    burst                 optional  requests that may go out back to back after a quiet spell, default 2
+    max_concurrency       optional  requests in flight at once, default 2
 """
 
 from __future__ import annotations
@@ -72,6 +76,7 @@ from crawler.errors import SourceConfigError
 from crawler.sources import selectors
 from crawler.sources.dates import known_language
 from crawler.sources.hosts import parse_host_rule
+from crawler.sources.politeness import DEFAULT_BURST, DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT, Politeness
 
 DEFAULT_NUMBER_PATTERN = r"(\d+(?:\.\d+)?)"
 DEFAULT_IMAGE_ATTRS = ("data-src", "data-lazy-src", "srcset", "data-cfsrc", "src")
@@ -128,6 +133,13 @@ class HtmlSourceConfig:
     image_hosts: tuple[str, ...] = ()
     session_cookie: str = "PHPSESSID"
     login_wall_selector: str | None = None
+    rate_limit: float = DEFAULT_RATE_LIMIT
+    burst: int = DEFAULT_BURST
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+
+    @property
+    def politeness(self) -> Politeness:
+        return Politeness(rate_limit=self.rate_limit, burst=self.burst, max_concurrency=self.max_concurrency)
 
     @classmethod
     def from_settings(cls, data: Any, *, source_id: str) -> HtmlSourceConfig:
@@ -167,6 +179,7 @@ _BODIES["chapter_list_fallback_body"] = CHAPTER_LIST_PLACEHOLDERS
 _TEMPLATES = {"list_url": LIST_PLACEHOLDERS, "chapter_list_url": CHAPTER_LIST_PLACEHOLDERS}
 _TEMPLATES["chapter_list_fallback_url"] = CHAPTER_LIST_PLACEHOLDERS
 _BOOLEANS = {"requires_browser", "browser_network_idle"}
+_COUNTS = {"burst": (1, 1000), "max_concurrency": (1, 64)}
 _STRING_LISTS = {"image_attrs", "image_hosts", "chapter_date_formats"}
 _OPTIONAL_NONE = {
     "page_image", "preset", "list_next", "manga_key_pattern", "alt_titles", "alt_titles_separator", "description",
@@ -194,6 +207,15 @@ def _validate(source_id: str, name: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 120:
             raise bad("must be a number of seconds between 0 and 120")
         return float(value)
+    if name == "rate_limit":
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.01 <= value <= 1000:
+            raise bad("must be a number of requests per second between 0.01 and 1000")
+        return float(value)
+    if name in _COUNTS:
+        low, high = _COUNTS[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise bad(f"must be a whole number between {low} and {high}")
+        return value
     if name in _STRING_LISTS:
         return _string_list(name, value, bad)
     if name == "chapter_date":

@@ -27,6 +27,10 @@ DEMO_SETTINGS: dict[str, Any] = {
     "chapter_number_pattern": r"Chapter (\d+(?:\.\d+)?)",
     "page_image": "div.reader img.page",
     "login_wall_selector": "form#login-form",
+    # The demo site is our own, on this machine: crawl it briskly (a real site keeps the polite defaults).
+    "rate_limit": 200,
+    "burst": 50,
+    "max_concurrency": 8,
 }
 
 

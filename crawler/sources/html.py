@@ -30,6 +30,7 @@ from crawler.errors import (
 from crawler.sources import parsing
 from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
 from crawler.sources.config import HtmlSourceConfig, template_fields
+from crawler.sources.gate import RequestGate, Unlimited, check_answer, passing
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import FetchedPage, HttpImageStream, SourceCookies, SourceHttp, raise_for_status
 
@@ -52,6 +53,7 @@ class HtmlSource:
         *,
         session_value: str | None = None,
         browser: BrowserManager | None = None,
+        gate: RequestGate | None = None,
     ) -> None:
         if config.requires_browser and browser is None:
             raise SourceConfigError(f"source {source_id!r} has requires_browser set but no browser was given")
@@ -67,7 +69,9 @@ class HtmlSource:
         self._found_on: dict[str, str] = {}
         if session_value:
             self._cookies.set(config.session_cookie, session_value, urlsplit(base_url).hostname or "")
-        self._http = SourceHttp(source_id, self.guard, self._cookies, headers=dict(config.headers))
+        # One gate for both ways out (HTTP and browser navigations), so they share the source's limits.
+        self._gate = gate or Unlimited(source_id)
+        self._http = SourceHttp(source_id, self.guard, self._cookies, headers=dict(config.headers), gate=self._gate)
 
     # --- the Source protocol --------------------------------------------------------------
 
@@ -254,14 +258,19 @@ class HtmlSource:
         cookies = []
         if self._session_value:
             cookies.append({"name": self.config.session_cookie, "value": self._session_value, "url": self.base_url})
-        rendered = self._browser.render(
-            url,
-            cookies=cookies,
-            url_allowed=self.guard.allows,
-            ready=ready,
-            wait_secs=self.config.browser_wait_secs,
-            network_idle=self.config.browser_network_idle,
-        )
+        # A navigation is one request of the source (its redirect hops ride on
+        # the same token); the slot is held until the page has settled.
+        with passing(self._gate):
+            rendered = self._browser.render(
+                url,
+                cookies=cookies,
+                url_allowed=self.guard.allows,
+                ready=ready,
+                wait_secs=self.config.browser_wait_secs,
+                network_idle=self.config.browser_network_idle,
+            )
+            if rendered.status is not None:
+                check_answer(self._gate, rendered.status, rendered.retry_after, rendered.url)
         for cookie in rendered.cookies:
             self._cookies.set(cookie["name"], cookie["value"], cookie["domain"])
         raise_for_status(self.source_id, rendered.status or 200, rendered.url)

@@ -3,6 +3,11 @@
 Redirects are followed by hand so every hop passes the host guard before it
 is requested. The session cookie travels in the client's cookie jar and is
 never logged.
+
+Every request goes through the source's gate (`crawler.sources.gate`): one
+slot for the whole redirect chain, held until the body is read (pages) or
+the stream is closed (images), and one token per hop. A 429, or a 503 with
+Retry-After, cools the whole source down before anything else reads it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import httpx
 from django.conf import settings
 
 from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
+from crawler.sources.gate import Held, RequestGate, Unlimited, check_answer
 from crawler.sources.hosts import HostGuard
 
 MAX_REDIRECTS = 5
@@ -77,9 +83,10 @@ class FetchedPage:
 class HttpImageStream:
     """An open image response. Transport errors mid-body surface as SourceUnavailable."""
 
-    def __init__(self, response: httpx.Response, source_id: str) -> None:
+    def __init__(self, response: httpx.Response, source_id: str, held: Held) -> None:
         self._response = response
         self._source_id = source_id
+        self._held = held
         self.url = str(response.url)
         self.content_type = response.headers.get("content-type", "").split(";")[0].strip()
         length = response.headers.get("content-length", "")
@@ -87,25 +94,37 @@ class HttpImageStream:
 
     def iter_bytes(self) -> Iterator[bytes]:
         try:
-            yield from self._response.iter_bytes(CHUNK_BYTES)
+            for chunk in self._response.iter_bytes(CHUNK_BYTES):
+                self._held.keep_alive()
+                yield chunk
         except httpx.HTTPError as exc:
             raise SourceUnavailable(
                 f"source {self._source_id!r}: image download from {self.url} broke off: {exc}"
             ) from exc
 
     def close(self) -> None:
-        self._response.close()
+        try:
+            self._response.close()
+        finally:
+            self._held.release()
 
 
 class SourceHttp:
     """One httpx client per adapter instance, bound to the adapter's host guard and cookie jar."""
 
     def __init__(
-        self, source_id: str, guard: HostGuard, cookies: SourceCookies, *, headers: dict[str, str] | None = None
+        self,
+        source_id: str,
+        guard: HostGuard,
+        cookies: SourceCookies,
+        *,
+        headers: dict[str, str] | None = None,
+        gate: RequestGate | None = None,
     ) -> None:
         self.source_id = source_id
         self.guard = guard
         self.cookies = cookies
+        self.gate = gate or Unlimited(source_id)
         self.client = httpx.Client(
             timeout=httpx.Timeout(settings.CRAWLER_HTTP_TIMEOUT_SECS),
             follow_redirects=False,
@@ -125,25 +144,27 @@ class SourceHttp:
         check: bool = True,
     ) -> FetchedPage:
         """Fetch a page (GET, or POST with a form body); `check=False` returns 4xx answers instead of raising."""
-        response = self._send_guarded(url, what="page", method=method, data=data, headers=headers)
+        response, held = self._send_guarded(url, what="page", method=method, data=data, headers=headers)
         try:
             response.read()
         except httpx.HTTPError as exc:
             raise SourceUnavailable(f"source {self.source_id!r}: reading {url} failed: {exc}") from exc
         finally:
             response.close()
+            held.release()
         if check or not 400 <= response.status_code < 500:
             raise_for_status(self.source_id, response.status_code, str(response.url))
         return FetchedPage(str(response.url), response.status_code, response.text)
 
     def open_image(self, url: str, *, referer: str | None = None) -> HttpImageStream:
-        response = self._send_guarded(url, what="image URL", headers={"Referer": referer} if referer else None)
+        response, held = self._send_guarded(url, what="image URL", headers={"Referer": referer} if referer else None)
         try:
             raise_for_status(self.source_id, response.status_code, str(response.url), image=True)
         except CrawlerError:
             response.close()
+            held.release()
             raise
-        return HttpImageStream(response, self.source_id)
+        return HttpImageStream(response, self.source_id, held)
 
     def close(self) -> None:
         self.client.close()
@@ -156,29 +177,50 @@ class SourceHttp:
         method: str = "GET",
         data: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
-    ) -> httpx.Response:
+    ) -> tuple[httpx.Response, Held]:
         """Send a streamed request, following up to MAX_REDIRECTS hops, each checked before it is requested.
 
         A redirected POST continues as a GET, as browsers do for 301/302/303.
+        Returns the response with the slot it holds; the caller releases it.
         """
-        for _ in range(MAX_REDIRECTS + 1):
-            self.guard.check(url, what=what)
-            cookie = self.cookies.header_for(url)
-            extra = {**(headers or {}), **({"Cookie": cookie} if cookie else {})}
-            request = self.client.build_request(method, url, headers=extra or None, data=data)
-            try:
-                response = self.client.send(request, stream=True)
-            except httpx.HTTPError as exc:
-                raise SourceUnavailable(f"source {self.source_id!r}: fetching {url} failed: {exc}") from exc
-            self._keep_set_cookies(response)
-            if not response.is_redirect:
-                return response
-            response.close()
-            url = urljoin(url, response.headers["location"])
-            what = f"redirect target (from a {what})"
-            if response.status_code in (301, 302, 303):
-                method, data = "GET", None
+        self.guard.check(url, what=what)  # before the gate: a refused URL costs no token
+        held = self.gate.acquire()
+        try:
+            for hop in range(MAX_REDIRECTS + 1):
+                if hop:
+                    self.guard.check(url, what=what)
+                    self.gate.acquire(slot=False)  # a redirect hop is one more request: one more token
+                response = self._send_one(method, url, headers, data)
+                if not response.is_redirect:
+                    return response, held
+                response.close()
+                url = urljoin(url, response.headers["location"])
+                what = f"redirect target (from a {what})"
+                if response.status_code in (301, 302, 303):
+                    method, data = "GET", None
+        except BaseException:
+            held.release()
+            raise
+        held.release()
         raise SourceUnavailable(f"source {self.source_id!r}: more than {MAX_REDIRECTS} redirects for {url}")
+
+    def _send_one(
+        self, method: str, url: str, headers: dict[str, str] | None, data: dict[str, str] | None
+    ) -> httpx.Response:
+        cookie = self.cookies.header_for(url)
+        extra = {**(headers or {}), **({"Cookie": cookie} if cookie else {})}
+        request = self.client.build_request(method, url, headers=extra or None, data=data)
+        try:
+            response = self.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise SourceUnavailable(f"source {self.source_id!r}: fetching {url} failed: {exc}") from exc
+        self._keep_set_cookies(response)
+        try:
+            check_answer(self.gate, response.status_code, response.headers.get("retry-after"), url)
+        except BaseException:
+            response.close()
+            raise
+        return response
 
     def _keep_set_cookies(self, response: httpx.Response) -> None:
         # Move what the response set into our store; the client's own jar stays

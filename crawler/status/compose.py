@@ -16,6 +16,7 @@ from django.utils import timezone
 from crawler import runtime
 from crawler.models import Job, JobState, WorkerStatus
 from crawler.queue.payloads import KINDS
+from crawler.sources import limiter
 from crawler.status.publish import HEARTBEAT_SECS
 
 # A worker that missed three heartbeats is gone (killed, host down, hung).
@@ -91,6 +92,8 @@ def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, i
         "session_expired": runtime.expired_sessions(),
         "browser": browsers,
         "circuit": {"open": bool(circuit_until), "open_until": max(circuit_until) if circuit_until else None},
+        # Sources told to come back later (429/503 Retry-After): no worker requests them until `until`.
+        "cooling_down": limiter.cooling_status(now),
         "last_pass": runtime.latest_pass_summary(),
     }
 

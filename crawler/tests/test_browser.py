@@ -8,8 +8,9 @@ import pytest
 
 from catalog.models import Source
 from crawler import runtime
-from crawler.errors import FetchRefused, NotFound, SessionExpired, SourceUnavailable
-from crawler.sources import get_source
+from crawler.demo_site.throttle import ServerThrottle
+from crawler.errors import FetchRefused, NotFound, SessionExpired, SourceCoolingDown, SourceUnavailable
+from crawler.sources import get_source, limiter
 from crawler.sources.browser import BrowserManager
 from crawler.sources.demo import demo_settings
 
@@ -190,3 +191,21 @@ def test_closed_manager_refuses_work():
         manager.run(lambda browser: None)
     with pytest.raises(SourceUnavailable, match="shut down"):
         manager.restart()
+
+
+def test_a_429_to_a_browser_navigation_cools_the_source_down_for_every_request(
+    demo_site, browser_source, shared_browser, settings
+):
+    settings.CRAWLER_COOLDOWN_WAIT_SECS = 0
+    demo_site.throttle = ServerThrottle(always=True, retry_after_secs=30)
+    source = get_source(browser_source, browser=shared_browser)
+    with pytest.raises(SourceCoolingDown, match=r"answered 429 \(Retry-After '30'\)"):
+        source.list_page(1)
+    asked = len(demo_site.throttle.arrivals)
+    # Neither the next navigation nor a plain-HTTP image fetch goes out while it cools.
+    with pytest.raises(SourceCoolingDown, match="is cooling down until"):
+        source.list_page(2)
+    with pytest.raises(SourceCoolingDown):
+        source.open_image(demo_site.url("/img/covers/x.png"))
+    assert len(demo_site.throttle.arrivals) == asked
+    assert limiter.cooling_sources() == {browser_source.id}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.contrib.sessions.models import Session
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from catalog.models import Manga, Source
 from crawler import runtime
@@ -56,27 +55,6 @@ def test_dashboard_renders_for_staff_with_the_api_routes_and_a_csrf_cookie(clien
 
 
 # --- in Chromium --------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    # Playwright's sync API keeps an event loop on this thread, which makes
-    # Django refuse ORM calls from the test body; the server (a separate
-    # process) never sees this flag.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=settings.CHROMIUM_PATH or "/usr/bin/chromium", args=settings.CHROMIUM_ARGS
-            )
-            yield browser
-            browser.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

@@ -215,9 +215,7 @@ def test_an_outage_during_the_walk_aborts_after_n_consecutive_failures(demo_site
         def __getattr__(self, name):
             return getattr(self.inner, name)
 
-    monkeypatch.setattr(
-        metadata_pass, "get_source", lambda row, browser=None: OutageAfterFirstListPage(get_source(row))
-    )
+    monkeypatch.setattr(metadata_pass, "get_source", lambda row, **_: OutageAfterFirstListPage(get_source(row)))
 
     stats = run_pass(demo_source)
 
@@ -287,7 +285,7 @@ def test_a_list_that_stops_advancing_ends_the_pass_without_a_clean_exit(demo_sit
         def __getattr__(self, name):
             return getattr(self.inner, name)
 
-    monkeypatch.setattr(metadata_pass, "get_source", lambda row, browser=None: PageOneForever(get_source(row)))
+    monkeypatch.setattr(metadata_pass, "get_source", lambda row, **_: PageOneForever(get_source(row)))
 
     stats = run_pass(demo_source)
 

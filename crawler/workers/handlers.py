@@ -67,7 +67,7 @@ def _source_row(source_id: str) -> Source | None:
 
 @contextmanager
 def _open_source(row: Source, ctx: JobContext) -> Iterator[SourceAdapter]:
-    source = get_source(row, browser=ctx.browser)
+    source = get_source(row, browser=ctx.browser, cancel=ctx.cancel)
     try:
         yield source
     finally:

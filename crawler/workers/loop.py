@@ -59,6 +59,7 @@ from crawler import queue, runtime
 from crawler.errors import RetryLater
 from crawler.queue import Lease
 from crawler.signals import control_changed
+from crawler.sources import limiter
 from crawler.status import StatusHandle
 from crawler.status.publish import StatusPublisher
 from crawler.workers import circuit
@@ -148,6 +149,7 @@ class Worker:
         self.in_flight: dict[Any, InFlight] = {}
         self.breaker = circuit.CircuitState()
         self.paused_sources: set[str] = set()
+        self.cooling_sources: set[str] = set()
         self.browser: Any = None
         self.acks = AckBatch(config.ack_batch, config.ack_delay_secs)
         self.pool = JobPool(config.concurrency, conn_max_age_secs=config.conn_max_age_secs, name=f"job-{config.role}")
@@ -257,10 +259,11 @@ class Worker:
     def lease_exclusions(self) -> set[str]:
         """Source ids whose jobs this worker must not lease now: the one place leasing leaves sources out.
 
-        Today the sources whose session expired; any other per-source hold
-        (a politeness limit) belongs here too.
+        The sources whose session expired, and those cooling down after a
+        429/503 (any worker's Retry-After); both are read with the other
+        controls (`refresh_control`), so other sources keep crawling.
         """
-        return self.paused_sources
+        return self.paused_sources | self.cooling_sources
 
     def idle_wait_secs(self) -> float:
         """How long the loop may wait for a wake-up before something needs its attention."""
@@ -432,6 +435,7 @@ class Worker:
         elif outcome is Disposition.DEFER:
             assert isinstance(error, RetryLater)
             queue.defer(lease, error.until, f"{type(error).__name__}: {error}")
+            self.control.mark_stale()  # a Retry-After may have cooled the source for every worker: look now
             logger.info(
                 "job deferred job=%s kind=%s until=%s: %s", lease.id, lease.kind, error.until.isoformat(), error
             )
@@ -535,6 +539,7 @@ class Worker:
         """Pick up what operators changed in any process: session refreshes and browser restarts."""
         if self.config.session_kinds:
             self._set_paused(set(runtime.expired_sessions()))
+            self.cooling_sources = limiter.cooling_sources()
         if self.config.browser_factory is None:
             return
         generation = runtime.browser_restart_generation()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import httpx
 import pytest
 from django.conf import settings
 from lxml import etree
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from reader.models import ReadProgress
 from reader.tests import factories as f
@@ -20,26 +19,6 @@ ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 PSE = {"pse": "http://vaemendis.net/opds-pse/ns"}
 expect.set_options(timeout=15_000)
 pytestmark = [pytest.mark.browser]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    # Playwright's sync API keeps an event loop on this thread; the ORM calls
-    # in the test body then need this flag (the live server runs elsewhere).
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=settings.CHROMIUM_PATH or "/usr/bin/chromium", args=settings.CHROMIUM_ARGS
-            )
-            yield browser
-            browser.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

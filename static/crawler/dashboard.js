@@ -152,6 +152,9 @@
     (status.session_expired || []).forEach(function (source) {
       flags.push(["cd-pill-bad", "Session expired: " + source]);
     });
+    (status.cooling_down || []).forEach(function (cooling) {
+      flags.push(["cd-pill-wait", "Cooling down: " + cooling.source_id + " until " + when(cooling.until)]);
+    });
     if (status.circuit && status.circuit.open) {
       flags.push(["cd-pill-bad", "Circuit open until " + when(status.circuit.open_until)]);
     }

@@ -15,6 +15,9 @@ from crawler.models import Job, JobState
 from crawler.queue.payloads import MetadataPass
 from crawler.testing.theme_sites.catalog import FixtureChapter, FixtureManga
 
+# The fixture sites are ours, on this machine: crawl them briskly, not at a real site's polite 2 requests/s.
+LOCAL_PACE: dict[str, Any] = {"rate_limit": 200, "burst": 50, "max_concurrency": 8}
+
 # Relative dates ("2 days ago") are read against the crawler's clock, not the site's.
 RELATIVE_TOLERANCE = dt.timedelta(minutes=10)
 
@@ -31,19 +34,19 @@ def crawl(source_id: str) -> None:
 
 
 def madara_source(site: Any, **settings: Any) -> Source:
-    """The Source row for a Madara fixture site: the preset, plus any overriding keys."""
+    """The Source row for a Madara fixture site: the preset (at a local pace), plus any overriding keys."""
     return Source.objects.create(
-        id="madara", name="Madara", base_url=site.base_url, settings={"preset": "madara", **settings}
+        id="madara", name="Madara", base_url=site.base_url, settings={"preset": "madara", **LOCAL_PACE, **settings}
     )
 
 
 def themesia_source(site: Any, **settings: Any) -> Source:
-    """The Source row for a MangaThemesia fixture site: the preset and its CDN host, plus overrides."""
+    """The Source row for a MangaThemesia fixture site: the preset, its CDN host and a local pace, plus overrides."""
     return Source.objects.create(
         id="themesia",
         name="Themesia",
         base_url=site.base_url,
-        settings={"preset": "mangathemesia", "image_hosts": [site.cdn.host_port], **settings},
+        settings={"preset": "mangathemesia", "image_hosts": [site.cdn.host_port], **LOCAL_PACE, **settings},
     )
 
 

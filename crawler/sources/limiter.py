@@ -1,0 +1,202 @@
+"""The per-source limiter shared through the database: every worker on every host takes its tokens here.
+
+One `SourceThrottle` row per source holds the token bucket and the cooldown;
+`SourceSlot` rows are the requests in flight. Each acquisition is one short
+transaction that locks the source's row (`SELECT ... FOR UPDATE`; on SQLite
+every transaction is `BEGIN IMMEDIATE`, which serialises the same way),
+refills the bucket by the database clock, and takes a token and a slot or
+learns how long to wait. No advisory locks and no session state, so it holds
+behind PgBouncer in transaction pooling, where each transaction may run on a
+different server session.
+
+Waits are bounded and interruptible: a waiter sleeps exactly until the next
+token (capped, then looks again, since another worker may have taken it), on
+the job's cancel event, and gives up as an outage after `max_wait_secs`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models.functions import Now
+from django.utils import timezone
+
+from crawler.errors import JobCancelled, SourceCoolingDown, SourceUnavailable
+from crawler.models import SourceSlot, SourceThrottle
+from crawler.sources.gate import NOTHING_HELD, Held
+from crawler.sources.politeness import Decision, Politeness, Verdict, cooling_ends, decide, refill
+
+logger = logging.getLogger(__name__)
+
+# The longest single sleep: a waiter looks again at least this often, so a
+# cooldown another worker extended or a cancel is never missed for long.
+MAX_SLEEP_SECS = 2.0
+
+
+def slot_ttl() -> timedelta:
+    """How long a slot lives without a keep-alive: a response slower than the HTTP timeout has failed anyway."""
+    return timedelta(seconds=settings.CRAWLER_HTTP_TIMEOUT_SECS + 30)
+
+
+def _db_now() -> datetime:
+    """The database's clock, so workers on hosts whose clocks drift agree on the bucket."""
+    if connection.vendor != "postgresql":
+        return timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement_timestamp()")
+        return cursor.fetchone()[0]
+
+
+class Slot:
+    """One in-flight request's `SourceSlot` row."""
+
+    def __init__(self, slot_id: uuid.UUID, ttl: timedelta) -> None:
+        self.id = slot_id
+        self.ttl = ttl
+        self._renewed = time.monotonic()
+        self._released = False
+
+    def keep_alive(self) -> None:
+        # Per streamed chunk: touch the row only once a third of the TTL has passed.
+        if self._released or time.monotonic() - self._renewed < self.ttl.total_seconds() / 3:
+            return
+        self._renewed = time.monotonic()
+        SourceSlot.objects.filter(id=self.id).update(expires_at=Now() + self.ttl)
+
+    def release(self) -> None:
+        if self._released:
+            return
+        self._released = True
+        try:
+            SourceSlot.objects.filter(id=self.id).delete()
+        except Exception:  # a database blip: the slot expires on its own
+            logger.warning("limiter: releasing slot %s failed; it expires by itself", self.id, exc_info=True)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    decision: Decision
+    held: Held | None  # set when granted
+    cooling_until: datetime | None = None
+    cooling_reason: str = ""
+
+
+class SourceLimiter:
+    """The database-backed `RequestGate` of one source."""
+
+    def __init__(
+        self,
+        source_id: str,
+        policy: Politeness,
+        *,
+        cancel: threading.Event | None = None,
+        max_wait_secs: float | None = None,
+    ) -> None:
+        self.source_id = source_id
+        self.policy = policy
+        self.cancel = cancel or threading.Event()
+        ttl = slot_ttl()
+        # Long enough to outlast a slot leaked by a killed worker.
+        self.max_wait_secs = max_wait_secs if max_wait_secs is not None else 2 * ttl.total_seconds()
+
+    # --- the gate ----------------------------------------------------------------------
+
+    def acquire(self, *, slot: bool = True) -> Held:
+        deadline = time.monotonic() + self.max_wait_secs
+        while True:
+            attempt = self.try_acquire(slot=slot)
+            if attempt.held is not None:
+                return attempt.held
+            decision = attempt.decision
+            if decision.verdict is Verdict.COOLING and decision.wait_secs > settings.CRAWLER_COOLDOWN_WAIT_SECS:
+                assert attempt.cooling_until is not None
+                raise SourceCoolingDown(
+                    f"source {self.source_id!r} is cooling down until {attempt.cooling_until.isoformat()} "
+                    f"({attempt.cooling_reason})",
+                    source_id=self.source_id,
+                    until=attempt.cooling_until,
+                )
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SourceUnavailable(
+                    f"source {self.source_id!r}: no request slot within {self.max_wait_secs:.0f} s "
+                    f"(max_concurrency {self.policy.max_concurrency}, last verdict {decision.verdict.value})"
+                )
+            self._sleep(min(decision.wait_secs, MAX_SLEEP_SECS, remaining))
+
+    def cool_down(self, secs: float, reason: str) -> datetime:
+        with transaction.atomic():
+            row = self._locked_row()
+            now = _db_now()
+            until = cooling_ends(row.cooling_until, now, secs)
+            row.cooling_until, row.cooling_reason = until, reason
+            # The cooldown ends with one token, not a full burst: a site that
+            # just said "too many" is eased back into at the plain rate.
+            row.tokens, row.refilled_at = 1.0, until
+            row.save(update_fields=["cooling_until", "cooling_reason", "tokens", "refilled_at", "updated_at"])
+        logger.warning("source %s cooling down until %s: %s", self.source_id, until.isoformat(), reason)
+        return until
+
+    # --- one transaction -----------------------------------------------------------------
+
+    def try_acquire(self, *, slot: bool = True) -> Attempt:
+        """One short transaction: take a token (and a slot) now, or say how long to wait."""
+        policy = self.policy
+        with transaction.atomic():
+            row = self._locked_row()
+            now = _db_now()
+            slots = SourceSlot.objects.filter(source_id=self.source_id)
+            in_flight = slots.filter(expires_at__gt=now).count() if slot else 0
+            tokens = refill(row.tokens, row.refilled_at, now, rate=policy.rate_limit, burst=policy.burst)
+            decision = decide(
+                tokens, in_flight=in_flight, policy=policy, now=now, cooling_until=row.cooling_until, need_slot=slot
+            )
+            if not decision.granted:
+                return Attempt(decision, None, row.cooling_until, row.cooling_reason)
+            row.tokens, row.refilled_at = decision.tokens, now
+            row.save(update_fields=["tokens", "refilled_at", "updated_at"])
+            if not slot:
+                return Attempt(decision, NOTHING_HELD)
+            slots.filter(expires_at__lte=now).delete()  # leaked by killed workers
+            ttl = slot_ttl()
+            taken = SourceSlot.objects.create(source_id=self.source_id, acquired_at=now, expires_at=now + ttl)
+        return Attempt(decision, Slot(taken.id, ttl))
+
+    def _locked_row(self) -> SourceThrottle:
+        rows = SourceThrottle.objects.select_for_update()
+        row = rows.filter(source_id=self.source_id).first()
+        if row is None:
+            # First use of the source anywhere: a full bucket (refilled_at None).
+            SourceThrottle.objects.bulk_create([SourceThrottle(source_id=self.source_id)], ignore_conflicts=True)
+            row = rows.get(source_id=self.source_id)
+        return row
+
+    def _sleep(self, secs: float) -> None:
+        if self.cancel.wait(max(secs, 0.0)):
+            raise JobCancelled(f"cancelled while waiting to request source {self.source_id!r}")
+
+
+# --- for the worker loop and the dashboard -------------------------------------------------
+
+
+def cooling_sources() -> set[str]:
+    """Sources cooling down right now: the worker loop leases none of their jobs."""
+    return set(SourceThrottle.objects.filter(cooling_until__gt=Now()).values_list("source_id", flat=True))
+
+
+def cooling_status(now: datetime | None = None) -> list[dict[str, Any]]:
+    """The sources cooling down at `now`, soonest end first: what the dashboard and status API show."""
+    rows = SourceThrottle.objects.filter(cooling_until__gt=now or timezone.now()).order_by("cooling_until")
+    return [
+        {"source_id": row.source_id, "until": row.cooling_until.isoformat(), "reason": row.cooling_reason}
+        for row in rows
+        if row.cooling_until is not None
+    ]
