@@ -1,45 +1,52 @@
-"""Queue throughput: our crawler_jobs queue against Procrastinate and PgQueuer on one PostgreSQL.
+"""Queue throughput: our production worker loop against PgQueuer's and Procrastinate's own workers.
 
-    python bench/queue_throughput.py --jobs 20000 --workers 4 --batch 50
+    python bench/queue_throughput.py [--workers 2] [--concurrency 4] [--batch 10] [--jobs 4000]
 
-Each system gets its own scratch database on the same server (dropped at the
-end unless --keep). The workload is the same for all: N no-op jobs enqueued,
-then W worker processes started, released together, draining until nothing
-is left. Enqueue time and drain time are measured and printed separately;
-jobs/s is N over drain time (first worker released to last worker finished).
+One run, one PostgreSQL server, W worker processes x C concurrency for every
+system, each system in its own fresh scratch database (dropped at the end
+unless --keep). Rows, in this order:
 
-- ours: `lease(["analyze_page"], batch)` then `ack_done_many` (and, as a second
-  row, `ack_done` per job), AnalyzePage payloads with random page ids;
-- Procrastinate: its own worker (`run_worker_async(wait=False)`) in each
-  process, an async no-op task, psycopg connector, concurrency per process
-  from --peer-concurrency (default 1, like our one-job-at-a-time worker);
-- PgQueuer: a QueueManager per process in drain mode with batch_size=batch,
-  an async no-op entrypoint, psycopg driver.
+- ours, production worker: `crawler.workers.loop.Worker.run(drain=True)`,
+  the loop `crawl_worker`/`analyze_worker` run, with a no-op handler for
+  `analyze_page` (concurrency C, ack batch 10). THE HEADLINE;
+- ours, queue API alone: `lease(batch)` then `ack_done_many` in a loop, what
+  no worker runs but the best case of the queue itself;
+- PgQueuer: its `QueueManager.run(batch_size=batch, mode=drain)`, an async
+  no-op entrypoint, psycopg driver (its tasks are async: no per-process cap
+  below 2 x batch is accepted, so it runs uncapped);
+- Procrastinate: its worker, `run_worker_async(concurrency=C, wait=False)`,
+  an async no-op task (it fetches one job per query; no batch setting).
+
+For each system: enqueue throughput one job per call (--single jobs) and
+batched (chunks of 1,000), the drain of --jobs no-op jobs (processes started
+and connected, then released together; jobs/s = jobs over the time from the
+release to the last job recorded done, both on the database clock), the same
+drain with a handler that writes one row per job, and the enqueue -> done
+latency of jobs enqueued one at a time at --latency-rate while W x C workers
+run. Transactions and new sessions per job come from pg_stat_database.
+PgQueuer deletes each finished job (its log keeps a row); we keep done rows
+until the reaper removes them; each phase starts from empty tables.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import multiprocessing as mp
 import os
-import statistics
-import sys
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
 import scratch
-from scratch import REPO_ROOT
 
 DB_PREFIX = "ml_queue_bench"
 CHUNK = 1000
-
-
-# --- scratch databases -----------------------------------------------------------------
+TOUCH_TABLE = "CREATE TABLE IF NOT EXISTS bench_touch (job text PRIMARY KEY)"
 
 
 def server_url(args_url: str | None) -> str:
@@ -48,27 +55,78 @@ def server_url(args_url: str | None) -> str:
     return url.rsplit("/", 1)[0]
 
 
-SYNCHRONOUS_COMMIT = "on"
-
-
-def fresh_database(server: str, name: str) -> str:
-    """A fresh scratch database on `server`; every session in it uses the chosen synchronous_commit."""
-    dsn = f"{server}/{name}"
-    scratch.recreate_database(dsn, settings={"synchronous_commit": SYNCHRONOUS_COMMIT})
-    return dsn
-
-
 def scalar(dsn: str, query: str) -> Any:
-    with psycopg.connect(dsn) as conn:
+    with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(query).fetchone()
         return row[0] if row else None
 
 
-# --- worker processes --------------------------------------------------------------------
+def execute(dsn: str, statements: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(statements)
 
 
-def ours_worker(dsn: str, batch: int, ack: str, ready: Any, go: Any, results: Any) -> None:
+def db_counters(dsn: str) -> tuple[int, int]:
+    """(committed transactions, sessions opened) so far in `dsn`'s database, read from elsewhere."""
+    server, name = dsn.rsplit("/", 1)
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = conn.execute("SELECT xact_commit, sessions FROM pg_stat_database WHERE datname = %s", [name]).fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+# --- our worker processes (spawned: each sets Django up against its scratch database) ---------
+
+
+def _django(dsn: str) -> None:
+    os.environ["LOG_LEVEL"] = "WARNING"  # every system runs without per-job log lines
     scratch.setup_django(dsn)
+
+
+def ours_enqueue(dsn: str, jobs: int, chunk: int, results: Any) -> None:
+    _django(dsn)
+    from crawler import queue
+    from crawler.queue.payloads import AnalyzePage
+
+    payloads = [AnalyzePage(page_id=uuid.uuid4()) for _ in range(jobs)]
+    started = time.monotonic()
+    if chunk == 1:
+        for payload in payloads:
+            queue.enqueue(payload)
+    else:
+        for i in range(0, jobs, chunk):
+            queue.enqueue_many(payloads[i : i + chunk])
+    results.put(time.monotonic() - started)
+
+
+def _touch_handler() -> Callable[[Any, Any], None]:
+    from django.db import connection
+
+    def touch(payload: Any, ctx: Any) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("INSERT INTO bench_touch (job) VALUES (%s)", [str(ctx.lease.id)])
+
+    return touch
+
+
+def ours_worker(dsn: str, concurrency: int, write: bool, drain: bool, ready: Any, go: Any, results: Any) -> None:
+    _django(dsn)
+    from django.db import connection
+
+    from crawler.workers.loop import Worker, WorkerConfig
+
+    handler = _touch_handler() if write else (lambda payload, ctx: None)
+    worker = Worker(WorkerConfig(role="bench", handlers={"analyze_page": handler}, concurrency=concurrency))
+    connection.ensure_connection()
+    ready.put(os.getpid())
+    go.wait()
+    worker.run(drain=drain, install_signals=not drain)
+    results.put(time.monotonic())
+
+
+def queue_api_worker(dsn: str, batch: int, write: bool, drain: bool, ready: Any, go: Any, results: Any) -> None:
+    _django(dsn)
     from datetime import timedelta
 
     from django.db import connection
@@ -78,278 +136,501 @@ def ours_worker(dsn: str, batch: int, ack: str, ready: Any, go: Any, results: An
     connection.ensure_connection()
     ready.put(os.getpid())
     go.wait()
-    done = 0
     while leases := queue.lease(["analyze_page"], batch, timedelta(minutes=5)):
-        if ack == "many":
-            done += queue.ack_done_many(leases)
+        queue.ack_done_many(leases)
+    results.put(time.monotonic())
+
+
+# --- PgQueuer ------------------------------------------------------------------------------
+
+
+def _quiet() -> None:
+    import logging
+
+    logging.disable(logging.WARNING)
+
+
+async def _touch_pool(dsn: str, size: int) -> Any:
+    from psycopg_pool import AsyncConnectionPool
+
+    pool = AsyncConnectionPool(dsn, min_size=size, max_size=size, kwargs={"autocommit": True}, open=False)
+    await pool.open()
+    return pool
+
+
+def pgqueuer_worker(dsn: str, batch: int, write: bool, drain: bool, ready: Any, go: Any, results: Any) -> None:
+    from pgqueuer.db import PsycopgDriver
+    from pgqueuer.qm import QueueManager
+    from pgqueuer.queries import Queries
+    from pgqueuer.types import QueueExecutionMode
+
+    _quiet()
+
+    async def run() -> None:
+        conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+        pool = await _touch_pool(dsn, 4) if write else None
+        manager = QueueManager(Queries(PsycopgDriver(conn)))
+
+        @manager.entrypoint("noop")
+        async def noop(job: Any) -> None:
+            if pool is not None:
+                async with pool.connection() as c:
+                    await c.execute("INSERT INTO bench_touch (job) VALUES (%s)", [str(job.id)])
+
+        ready.put(os.getpid())
+        await asyncio.to_thread(go.wait)
+        mode = QueueExecutionMode.drain if drain else QueueExecutionMode.continuous
+        await manager.run(batch_size=batch, mode=mode)
+        results.put(time.monotonic())
+        if pool is not None:
+            await pool.close()
+        await conn.close()
+
+    asyncio.run(run())
+
+
+async def _pgqueuer_queries(dsn: str) -> tuple[Any, Any]:
+    from pgqueuer.db import PsycopgDriver
+    from pgqueuer.queries import Queries
+
+    conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+    return conn, Queries(PsycopgDriver(conn))
+
+
+def pgqueuer_enqueue(dsn: str, jobs: int, chunk: int, results: Any) -> None:
+    async def run() -> None:
+        conn, queries = await _pgqueuer_queries(dsn)
+        started = time.monotonic()
+        if chunk == 1:
+            for _ in range(jobs):
+                await queries.enqueue("noop", uuid.uuid4().bytes)
         else:
-            done += sum(queue.ack_done(lease) for lease in leases)
-    results.put((time.monotonic(), done))
+            for i in range(0, jobs, chunk):
+                n = min(chunk, jobs - i)
+                await queries.enqueue(["noop"] * n, [uuid.uuid4().bytes for _ in range(n)], [0] * n)
+        results.put(time.monotonic() - started)
+        await conn.close()
+
+    asyncio.run(run())
 
 
-def procrastinate_app(dsn: str) -> Any:
+# --- Procrastinate -------------------------------------------------------------------------
+
+
+def procrastinate_app(dsn: str, pool: list[Any] | None = None) -> Any:
     import procrastinate
 
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=dsn, kwargs={}))
 
-    @app.task(name="noop")
-    async def noop() -> None:
-        return None
+    @app.task(name="noop", pass_context=True)
+    async def noop(context: Any) -> None:
+        if pool:
+            async with pool[0].connection() as c:
+                await c.execute("INSERT INTO bench_touch (job) VALUES (%s)", [str(context.job.id)])
 
     return app
 
 
-def procrastinate_worker(dsn: str, concurrency: int, ready: Any, go: Any, results: Any) -> None:
-    import logging
-
-    logging.disable(logging.WARNING)
+def procrastinate_worker(
+    dsn: str, concurrency: int, write: bool, drain: bool, ready: Any, go: Any, results: Any
+) -> None:
+    _quiet()
 
     async def run() -> None:
-        app = procrastinate_app(dsn)
+        pool = [await _touch_pool(dsn, concurrency)] if write else []
+        app = procrastinate_app(dsn, pool)
         async with app.open_async():
             ready.put(os.getpid())
             await asyncio.to_thread(go.wait)
-            await app.run_worker_async(concurrency=concurrency, wait=False, install_signal_handlers=False)
-        results.put((time.monotonic(), None))
+            await app.run_worker_async(concurrency=concurrency, wait=not drain, install_signal_handlers=not drain)
+        results.put(time.monotonic())
+        for p in pool:
+            await p.close()
 
     asyncio.run(run())
 
 
-def pgqueuer_worker(dsn: str, batch: int, ready: Any, go: Any, results: Any) -> None:
-    import logging
-
-    from pgqueuer.db import PsycopgDriver
-    from pgqueuer.qm import QueueManager
-    from pgqueuer.types import QueueExecutionMode
-
-    logging.disable(logging.WARNING)
-
+def procrastinate_enqueue(dsn: str, jobs: int, chunk: int, results: Any) -> None:
     async def run() -> None:
-        conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
-        manager = QueueManager(PsycopgDriver(conn))
-
-        @manager.entrypoint("noop")
-        async def noop(job: Any) -> None:
-            return None
-
-        ready.put(os.getpid())
-        await asyncio.to_thread(go.wait)
-        await manager.run(batch_size=batch, mode=QueueExecutionMode.drain)
-        await conn.close()
-        results.put((time.monotonic(), None))
+        app = procrastinate_app(dsn)
+        async with app.open_async():
+            task = app.tasks["noop"]
+            started = time.monotonic()
+            if chunk == 1:
+                for _ in range(jobs):
+                    await task.defer_async()
+            else:
+                for i in range(0, jobs, chunk):
+                    await task.batch_defer_async(*({} for _ in range(min(chunk, jobs - i))))
+            results.put(time.monotonic() - started)
 
     asyncio.run(run())
+
+
+# --- one system ------------------------------------------------------------------------------
 
 
 @dataclass
-class Outcome:
+class System:
+    key: str
     name: str
-    jobs: int
-    enqueue_secs: float
-    drain_secs: float
+    prepare: Callable[[str], None]  # schema into a fresh database
+    enqueue: Callable[..., None] | None  # (dsn, jobs, chunk, results)
+    worker: Callable[..., None]
+    worker_arg: str  # "concurrency" or "batch": what the worker function takes after dsn
+    completed: str  # SQL: how many jobs finished successfully
+    clear: str  # SQL: empty the tables between phases
+    latency: str = ""  # SQL: p50, p95 seconds from enqueue to done
+    left: str = ""  # SQL: rows that must be gone after a drain (PgQueuer deletes them)
+    finished_at: str = ""  # SQL: epoch of the last job's completion, on the database clock
 
-    @property
-    def rate(self) -> float:
-        return self.jobs / self.drain_secs
+
+@dataclass
+class Result:
+    system: System
+    single_rate: float = 0.0
+    batched_rate: float = 0.0
+    drain: dict[str, float] = field(default_factory=dict)  # "noop"/"write" -> jobs/s
+    per_job: dict[str, tuple[float, float]] = field(default_factory=dict)  # -> (xact/job, sessions)
+    latency: tuple[float, float] | None = None
 
 
-def drain_with(workers: int, target: Callable[..., None], args: tuple) -> float:
-    """Start W worker processes, release them together, return seconds until the last one finished."""
+def run_child(target: Callable[..., None], *args: Any) -> Any:
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    proc = ctx.Process(target=target, args=(*args, results))
+    proc.start()
+    value = results.get(timeout=600)
+    proc.join(60)
+    if proc.exitcode != 0:
+        raise RuntimeError(f"{target.__name__} exited with {proc.exitcode}")
+    return value
+
+
+def start_workers(system: System, dsn: str, args: argparse.Namespace, write: bool, drain: bool) -> tuple:
     ctx = mp.get_context("spawn")
     ready, go, results = ctx.Queue(), ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=target, args=(*args, ready, go, results)) for _ in range(workers)]
+    arg = args.concurrency if system.worker_arg == "concurrency" else args.batch
+    procs = [
+        ctx.Process(target=system.worker, args=(dsn, arg, write, drain, ready, go, results))
+        for _ in range(args.workers)
+    ]
     for proc in procs:
         proc.start()
     for _ in procs:
         ready.get(timeout=120)
-    started = time.monotonic()
+    return procs, go, results
+
+
+def drain(system: System, dsn: str, args: argparse.Namespace, jobs: int, write: bool) -> tuple[float, float, float]:
+    """Seconds to drain, transactions per job and sessions opened, W processes released together."""
+    procs, go, results = start_workers(system, dsn, args, write, drain=True)
+    xact0, sessions0 = db_counters(dsn)
+    started = float(scalar(dsn, "SELECT extract(epoch FROM clock_timestamp())"))
     go.set()
-    finished = [results.get(timeout=3600)[0] for _ in procs]
+    for _ in procs:
+        results.get(timeout=3600)
     for proc in procs:
         proc.join(timeout=60)
         if proc.exitcode != 0:
-            raise RuntimeError(f"{target.__name__} exited with {proc.exitcode}")
-    return max(finished) - started
+            raise RuntimeError(f"{system.name} worker exited with {proc.exitcode}")
+    xact1, sessions1 = db_counters(dsn)
+    done = scalar(dsn, system.completed)
+    if done != jobs:
+        raise RuntimeError(f"{system.name}: expected {jobs} completed jobs, found {done}")
+    if system.left and scalar(dsn, system.left):
+        raise RuntimeError(f"{system.name}: jobs left in the queue after the drain")
+    if write and scalar(dsn, "SELECT count(DISTINCT job) FROM bench_touch") != jobs:
+        raise RuntimeError(f"{system.name}: the handler's rows do not match the jobs")
+    # Until the last job was recorded done, not until the processes noticed the queue is empty: a
+    # worker's own drain-exit delay (PgQueuer's is long) is not part of its throughput.
+    return float(scalar(dsn, system.finished_at)) - started, (xact1 - xact0) / jobs, float(sessions1 - sessions0)
 
 
-# --- the three systems -----------------------------------------------------------------------
-
-
-def bench_ours(server: str, args: argparse.Namespace, ack: str, keep: bool) -> Outcome:
-    name = f"{DB_PREFIX}_ours"
-    dsn = fresh_database(server, name)
+def latency(system: System, dsn: str, args: argparse.Namespace) -> tuple[float, float]:
+    """p50/p95 enqueue -> done while W x C workers run and jobs arrive one at a time at --latency-rate."""
+    procs, go, _results = start_workers(system, dsn, args, write=False, drain=False)
+    go.set()
+    time.sleep(1.0)  # workers booted and idle, listening
     try:
-        code = (
-            "import sys, time, uuid;"
-            f"sys.path.insert(0, {REPO_ROOT!r});"
-            "import django; django.setup();"
-            "from django.core.management import call_command; call_command('migrate', verbosity=0);"
-            "from crawler import queue; from crawler.queue.payloads import AnalyzePage;"
-            "t = time.monotonic();"
-            f"[queue.enqueue_many(AnalyzePage(page_id=uuid.uuid4()) for _ in range(min({CHUNK}, {args.jobs} - i)))"
-            f" for i in range(0, {args.jobs}, {CHUNK})];"
-            "print(time.monotonic() - t)"
-        )
-        enqueue_secs = float(_run_django_snippet(dsn, code))
-        drain = drain_with(args.workers, ours_worker, (dsn, args.batch, ack))
-        done = scalar(dsn, "SELECT count(*) FROM crawler_jobs WHERE state = 'done' AND lease_generation = 1")
-        _check(f"ours ({ack})", done, args.jobs)
-        label = "ours (lease + ack_done_many)" if ack == "many" else "ours (lease + ack_done per job)"
-        return Outcome(label, args.jobs, enqueue_secs, drain)
+        run_child(paced_enqueue, system.key, dsn, args.latency_jobs, args.latency_rate)
+        deadline = time.monotonic() + 120
+        while scalar(dsn, system.completed) < args.latency_jobs:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{system.name}: latency jobs not done in time")
+            time.sleep(0.1)
     finally:
-        if not keep:
-            scratch.drop_database(dsn)
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(10)
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(system.latency).fetchone()
+    assert row is not None
+    return float(row[0]), float(row[1])
 
 
-def _run_django_snippet(dsn: str, code: str) -> str:
-    import subprocess
+def paced_enqueue(key: str, dsn: str, jobs: int, rate: float, results: Any) -> None:
+    """Enqueue `jobs` one per call at `rate` per second (the way producers feed a running worker)."""
+    enqueue_one: Callable[[], Any]
+    if key == "ours":
+        _django(dsn)
+        from crawler import queue
+        from crawler.queue.payloads import AnalyzePage
 
-    env = dict(os.environ, DATABASE_URL=dsn, DJANGO_SETTINGS_MODULE="mangalord.settings")
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=REPO_ROOT, check=True, capture_output=True, text=True
-    )
-    return out.stdout.strip().splitlines()[-1]
+        def enqueue_one() -> Any:
+            return queue.enqueue(AnalyzePage(page_id=uuid.uuid4()))
 
+        _pace(enqueue_one, jobs, rate)
+    elif key == "pgqueuer":
 
-def bench_procrastinate(server: str, args: argparse.Namespace, keep: bool) -> Outcome:
-    name = f"{DB_PREFIX}_procrastinate"
-    dsn = fresh_database(server, name)
-    try:
+        async def run_pgq() -> None:
+            conn, queries = await _pgqueuer_queries(dsn)
+            await _apace(lambda: queries.enqueue("noop", uuid.uuid4().bytes), jobs, rate)
+            await conn.close()
 
-        async def prepare() -> float:
+        asyncio.run(run_pgq())
+    else:
+
+        async def run_pro() -> None:
             app = procrastinate_app(dsn)
             async with app.open_async():
-                await app.schema_manager.apply_schema_async()
                 task = app.tasks["noop"]
-                started = time.monotonic()
-                for i in range(0, args.jobs, CHUNK):
-                    await task.batch_defer_async(*({} for _ in range(min(CHUNK, args.jobs - i))))
-                return time.monotonic() - started
+                await _apace(task.defer_async, jobs, rate)
 
-        enqueue_secs = asyncio.run(prepare())
-        drain = drain_with(args.workers, procrastinate_worker, (dsn, args.peer_concurrency))
-        done = scalar(dsn, "SELECT count(*) FROM procrastinate_jobs WHERE status = 'succeeded'")
-        _check("procrastinate", done, args.jobs)
-        return Outcome(
-            f"Procrastinate 3.5 (concurrency {args.peer_concurrency}/process)", args.jobs, enqueue_secs, drain
-        )
-    finally:
-        if not keep:
-            scratch.drop_database(dsn)
+        asyncio.run(run_pro())
+    results.put(True)
 
 
-def bench_pgqueuer(server: str, args: argparse.Namespace, keep: bool) -> Outcome:
-    from pgqueuer.db import PsycopgDriver
-    from pgqueuer.queries import Queries
+def _pace(call: Callable[[], Any], jobs: int, rate: float) -> None:
+    started = time.monotonic()
+    for i in range(jobs):
+        delay = started + i / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        call()
 
-    name = f"{DB_PREFIX}_pgqueuer"
-    dsn = fresh_database(server, name)
+
+async def _apace(call: Callable[[], Any], jobs: int, rate: float) -> None:
+    started = time.monotonic()
+    for i in range(jobs):
+        delay = started + i / rate - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        await call()
+
+
+def bench_system(system: System, server: str, args: argparse.Namespace) -> Result:
+    dsn = f"{server}/{DB_PREFIX}_{system.key.replace('-', '_')}"
+    scratch.recreate_database(dsn)
+    result = Result(system)
     try:
-
-        async def prepare() -> float:
-            conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
-            queries = Queries(PsycopgDriver(conn))
-            await queries.install()
-            started = time.monotonic()
-            for i in range(0, args.jobs, CHUNK):
-                n = min(CHUNK, args.jobs - i)
-                await queries.enqueue(["noop"] * n, [uuid.uuid4().bytes for _ in range(n)], [0] * n)
-            elapsed = time.monotonic() - started
-            await conn.close()
-            return elapsed
-
-        enqueue_secs = asyncio.run(prepare())
-        drain = drain_with(args.workers, pgqueuer_worker, (dsn, args.batch))
-        done = scalar(dsn, "SELECT count(*) FROM pgqueuer_log WHERE status = 'successful'")
-        left = scalar(dsn, "SELECT count(*) FROM pgqueuer")
-        _check("pgqueuer", done, args.jobs)
-        _check("pgqueuer (left in queue)", left, 0)
-        return Outcome(f"PgQueuer 0.24 (batch {args.batch})", args.jobs, enqueue_secs, drain)
+        system.prepare(dsn)
+        execute(dsn, TOUCH_TABLE)
+        if system.enqueue is not None:
+            single = min(args.single, args.jobs)
+            result.single_rate = single / run_child(system.enqueue, dsn, single, 1)
+            rest = args.jobs - single
+            result.batched_rate = rest / run_child(system.enqueue, dsn, rest, CHUNK) if rest else 0.0
+        else:
+            run_child(ours_enqueue, dsn, args.jobs, CHUNK)
+        for handler in ("noop", "write"):
+            if handler == "write":
+                execute(dsn, system.clear)
+                run_child(system.enqueue or ours_enqueue, dsn, args.jobs, CHUNK)
+            secs, xact_per_job, sessions = drain(system, dsn, args, args.jobs, write=handler == "write")
+            result.drain[handler] = args.jobs / secs
+            result.per_job[handler] = (xact_per_job, sessions)
+            print(f"  {system.name} [{handler}]: {args.jobs / secs:,.0f} jobs/s", flush=True)
+            if system.enqueue is None:
+                break  # the queue-API row has no handler: the no-op drain only
+        if system.latency and args.latency_jobs:
+            execute(dsn, system.clear)
+            result.latency = latency(system, dsn, args)
     finally:
-        if not keep:
+        if not args.keep:
             scratch.drop_database(dsn)
+    return result
 
 
-def _check(name: str, got: int, want: int) -> None:
-    if got != want:
-        raise RuntimeError(f"{name}: expected {want} completed jobs, found {got}")
+# --- the systems -------------------------------------------------------------------------------
 
 
-# --- report -------------------------------------------------------------------------------------
+def prepare_ours(dsn: str) -> None:
+    run_child(_migrate, dsn)
 
 
-def oldest_snapshot_secs(server: str) -> float:
-    """Age of the oldest open snapshot on the server: while one is held, no dead row can be pruned.
+def _migrate(dsn: str, results: Any) -> None:
+    _django(dsn)
+    from django.core.management import call_command
 
-    Every drained job leaves dead index entries behind; a long transaction
-    anywhere on the server (another database's test run, an idle session)
-    keeps them from being cleaned up, and every lease and fetch then steps
-    over them. The figure is printed so runs can be compared fairly.
-    """
-    query = (
-        "SELECT coalesce(max(extract(epoch FROM now() - xact_start)), 0) FROM pg_stat_activity "
-        "WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid()"
-    )
-    return float(scalar(f"{server}/postgres", query))
+    call_command("migrate", verbosity=0)
+    results.put(True)
 
 
-def report(outcomes: list[Outcome], args: argparse.Namespace) -> None:
+def prepare_pgqueuer(dsn: str) -> None:
+    async def run() -> None:
+        conn, queries = await _pgqueuer_queries(dsn)
+        await queries.install()
+        await conn.close()
+
+    asyncio.run(run())
+
+
+def prepare_procrastinate(dsn: str) -> None:
+    async def run() -> None:
+        app = procrastinate_app(dsn)
+        async with app.open_async():
+            await app.schema_manager.apply_schema_async()
+
+    asyncio.run(run())
+
+
+def _p50_p95(seconds: str, source: str) -> str:
+    return f"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s), percentile_cont(0.95) WITHIN GROUP (ORDER BY s) FROM (SELECT {seconds} AS s FROM {source}) t"  # noqa: E501
+
+
+OURS_FINISHED = "SELECT extract(epoch FROM max(updated_at)) FROM crawler_jobs WHERE state = 'done'"
+
+
+def systems(args: argparse.Namespace) -> list[System]:
+    ours_done = "SELECT count(*) FROM crawler_jobs WHERE state = 'done'"
+    ours_clear = "DELETE FROM crawler_jobs; TRUNCATE bench_touch"
+    pgq, pro = importlib.metadata.version("pgqueuer"), importlib.metadata.version("procrastinate")
+    c = args.concurrency
+    return [
+        System(
+            "ours",
+            f"ours: production Worker loop (concurrency {c}, ack batch 10)",
+            prepare_ours,
+            ours_enqueue,
+            ours_worker,
+            "concurrency",
+            ours_done,
+            ours_clear,
+            latency=_p50_p95("extract(epoch FROM updated_at - created_at)", "crawler_jobs WHERE state = 'done'"),
+            finished_at=OURS_FINISHED,
+        ),
+        System(
+            "ours-api",
+            f"ours: queue API alone (lease {args.batch} + ack_done_many)",
+            prepare_ours,
+            None,
+            queue_api_worker,
+            "batch",
+            ours_done,
+            ours_clear,
+            finished_at=OURS_FINISHED,
+        ),
+        System(
+            "pgqueuer",
+            f"PgQueuer {pgq} QueueManager (batch {args.batch})",
+            prepare_pgqueuer,
+            pgqueuer_enqueue,
+            pgqueuer_worker,
+            "batch",
+            "SELECT count(*) FROM pgqueuer_log WHERE status = 'successful'",
+            "TRUNCATE pgqueuer, pgqueuer_log, bench_touch",
+            latency=_p50_p95(
+                "extract(epoch FROM s.created - q.created)",
+                "pgqueuer_log s JOIN pgqueuer_log q ON q.job_id = s.job_id AND q.status = 'queued'"
+                " WHERE s.status = 'successful'",
+            ),
+            left="SELECT count(*) FROM pgqueuer",
+            finished_at="SELECT extract(epoch FROM max(created)) FROM pgqueuer_log WHERE status = 'successful'",
+        ),
+        System(
+            "procrastinate",
+            f"Procrastinate {pro} worker (concurrency {c})",
+            prepare_procrastinate,
+            procrastinate_enqueue,
+            procrastinate_worker,
+            "concurrency",
+            "SELECT count(*) FROM procrastinate_jobs WHERE status = 'succeeded'",
+            "TRUNCATE procrastinate_jobs CASCADE; TRUNCATE bench_touch",
+            latency=_p50_p95(
+                "extract(epoch FROM s.at - d.at)",
+                "procrastinate_events s JOIN procrastinate_events d ON d.job_id = s.job_id AND d.type = 'deferred'"
+                " WHERE s.type = 'succeeded'",
+            ),
+            finished_at="SELECT extract(epoch FROM max(at)) FROM procrastinate_events WHERE type = 'succeeded'",
+        ),
+    ]
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+
+def report(results: list[Result], args: argparse.Namespace) -> None:
     print(
-        f"\n{args.jobs} no-op jobs, {args.workers} worker processes, batch {args.batch}, "
-        f"synchronous_commit={args.synchronous_commit}, {os.cpu_count()} CPUs"
+        f"\n{args.jobs} jobs, {args.workers} processes x concurrency {args.concurrency}, batch {args.batch}, "
+        f"{os.cpu_count()} CPUs; latency: {args.latency_jobs} jobs enqueued one at a time at {args.latency_rate:g}/s"
     )
-    print(f"{'system':<44} {'enqueue s':>10} {'enqueue/s':>10} {'drain s':>9} {'drain jobs/s':>13}")
-    for o in outcomes:
+    print(
+        f"{'system':<54} {'no-op jobs/s':>12} {'xact/job':>8} {'sessions':>8} {'1-write jobs/s':>14} "
+        f"{'xact/job':>8} {'p50 ms':>7} {'p95 ms':>7} {'enq 1/s':>8} {'enq batch/s':>11}"
+    )
+    for r in results:
+        noop_x, noop_s = r.per_job.get("noop", (0.0, 0.0))
+        write_x, _ = r.per_job.get("write", (0.0, 0.0))
+        lat = r.latency
         print(
-            f"{o.name:<44} {o.enqueue_secs:>10.2f} {o.jobs / o.enqueue_secs:>10.0f} {o.drain_secs:>9.2f} {o.rate:>13.0f}"
+            f"{r.system.name:<54} {r.drain.get('noop', 0):>12,.0f} {noop_x:>8.2f} {noop_s:>8.0f} "
+            f"{r.drain.get('write', 0):>14,.0f} {write_x:>8.2f} "
+            f"{(lat[0] * 1000 if lat else 0):>7.1f} {(lat[1] * 1000 if lat else 0):>7.1f} "
+            f"{r.single_rate:>8,.0f} {r.batched_rate:>11,.0f}"
         )
-    ours = [o for o in outcomes if o.name.startswith("ours")]
-    peers = [o for o in outcomes if not o.name.startswith("ours")]
-    for mine in ours:
-        for peer in peers:
-            print(f"ratio {mine.name} / {peer.name}: drain {mine.rate / peer.rate:.2f}x")
+    print(
+        "note: PgQueuer deletes each finished job (a log row stays); we keep done rows until the reaper "
+        "(CRAWLER_DONE_RETENTION_DAYS) deletes them. Each phase starts from empty tables."
+    )
+    by_key = {r.system.key: r for r in results}
+    ours, api = by_key.get("ours"), by_key.get("ours-api")
+    if ours and api:
+        overhead = 1 - ours.drain["noop"] / api.drain["noop"]
+        print(f"worker overhead above the queue API: {overhead:.0%} of the queue-API figure")
+    if ours:
+        for key in ("pgqueuer", "procrastinate"):
+            peer = by_key.get(key)
+            if peer is None:
+                continue
+            ratios = [f"no-op drain {ours.drain['noop'] / peer.drain['noop']:.2f}x"]
+            if peer.drain.get("write"):
+                ratios.append(f"1-write drain {ours.drain['write'] / peer.drain['write']:.2f}x")
+            ratios.append(f"enqueue single {ours.single_rate / peer.single_rate:.2f}x")
+            ratios.append(f"enqueue batched {ours.batched_rate / peer.batched_rate:.2f}x")
+            if ours.latency and peer.latency:
+                ratios.append(f"p50 latency {ours.latency[0] / peer.latency[0]:.2f}x")
+            print(f"ratio ours (production worker) / {peer.system.name}: " + ", ".join(ratios))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--jobs", type=int, default=20000)
-    parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--batch", type=int, default=50)
-    parser.add_argument("--peer-concurrency", type=int, default=1, help="Procrastinate concurrency per process")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per system; the median drain is reported")
-    parser.add_argument("--only", default="ours,ours-single,procrastinate,pgqueuer")
+    parser.add_argument("--jobs", type=int, default=4000)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes per system")
+    parser.add_argument("--concurrency", type=int, default=4, help="jobs at once per process")
+    parser.add_argument("--batch", type=int, default=10, help="lease/fetch batch (queue API, PgQueuer)")
+    parser.add_argument("--single", type=int, default=500, help="of --jobs, how many are enqueued one per call")
+    parser.add_argument("--latency-jobs", type=int, default=1000)
+    parser.add_argument("--latency-rate", type=float, default=200.0, help="jobs/s enqueued in the latency phase")
+    parser.add_argument("--only", default="ours,ours-api,pgqueuer,procrastinate")
     parser.add_argument("--pg", help="PostgreSQL server URL (default: DATABASE_URL's server)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch databases")
-    parser.add_argument(
-        "--synchronous-commit",
-        choices=["on", "off"],
-        default="on",
-        help="off takes the WAL flush out of every commit, for all systems alike, to show CPU and round-trip cost",
-    )
     args = parser.parse_args()
-    global SYNCHRONOUS_COMMIT
-    SYNCHRONOUS_COMMIT = args.synchronous_commit
-    if args.jobs < 1 or args.workers < 1 or args.batch < 1 or args.repeat < 1:
-        parser.error("--jobs, --workers, --batch and --repeat must be positive")
+    if min(args.jobs, args.workers, args.concurrency, args.batch) < 1 or args.single < 0:
+        parser.error("--jobs, --workers, --concurrency and --batch must be positive")
     server = server_url(args.pg)
-    runners: dict[str, Callable[[], Outcome]] = {
-        "ours": lambda: bench_ours(server, args, "many", args.keep),
-        "ours-single": lambda: bench_ours(server, args, "single", args.keep),
-        "procrastinate": lambda: bench_procrastinate(server, args, args.keep),
-        "pgqueuer": lambda: bench_pgqueuer(server, args, args.keep),
-    }
-    outcomes = []
-    print(f"oldest open snapshot on the server at start: {oldest_snapshot_secs(server):.0f}s", flush=True)
-    for key in args.only.split(","):
-        if key not in runners:
-            parser.error(f"--only: unknown system {key!r} (choose from {', '.join(runners)})")
-        runs = [runners[key]() for _ in range(args.repeat)]
-        for run in runs:
-            print(f"  {run.name}: enqueue {run.enqueue_secs:.2f}s, drain {run.drain_secs:.2f}s", flush=True)
-        median = statistics.median(r.drain_secs for r in runs)
-        outcomes.append(Outcome(runs[0].name, args.jobs, statistics.median(r.enqueue_secs for r in runs), median))
-    print(f"oldest open snapshot on the server at end: {oldest_snapshot_secs(server):.0f}s")
-    report(outcomes, args)
+    chosen = {key.strip() for key in args.only.split(",")}
+    print(
+        f"pgqueuer {importlib.metadata.version('pgqueuer')}, procrastinate "
+        f"{importlib.metadata.version('procrastinate')}, psycopg {importlib.metadata.version('psycopg')}",
+        flush=True,
+    )
+    results = [bench_system(system, server, args) for system in systems(args) if system.key in chosen]
+    report(results, args)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from typing import Any
 from django.db import transaction
 
 from crawler.models import CrawlerState
+from crawler.signals import control_changed
 
 
 def get_state(key: str, default: Any = None) -> Any:
@@ -74,6 +75,7 @@ def session_expired(source_id: str) -> bool:
 
 def set_session_expired(source_id: str, expired: bool) -> None:
     set_state(f"session:{source_id}:expired", expired)
+    control_changed.send(sender=None, key="session_expired")
 
 
 def expired_sessions() -> list[str]:
@@ -94,6 +96,7 @@ def request_browser_restart() -> int:
         row = CrawlerState.objects.select_for_update().get(key=_RESTART_KEY)
         row.value = int(row.value) + 1
         row.save(update_fields=["value", "updated_at"])
+    control_changed.send(sender=None, key="browser_restart")
     return int(row.value)
 
 

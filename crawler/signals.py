@@ -14,10 +14,17 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.db import connection
+from django.dispatch import Signal
 
 logger = logging.getLogger(__name__)
 
 STATUS_CHANNEL = "crawler_status"
+
+# Sent in-process by `crawler.runtime` after a write that workers act on (a
+# session flag, a browser-restart request), so a worker in the same process
+# rereads its controls at once; workers in other processes reread them within
+# a second (`crawler.workers.cadence`).
+control_changed = Signal()
 STATUS_GROUP = "crawler-status"
 
 

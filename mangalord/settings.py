@@ -314,6 +314,11 @@ CRAWLER_MAX_IMAGE_BYTES = _positive("CRAWLER_MAX_IMAGE_BYTES", 64 * 1024 * 1024)
 CRAWLER_METADATA_INTERVAL = _positive("CRAWLER_METADATA_INTERVAL", 3600)
 CRAWLER_CIRCUIT_BREAKER_THRESHOLD = _positive("CRAWLER_CIRCUIT_BREAKER_THRESHOLD", 5)
 CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS = _positive("CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS", 120)
+# A worker's job threads keep their database connection across jobs and reconnect only when it broke
+# or is this old (the DATABASES CONN_MAX_AGE of 0 applies to web requests, not to these long-lived threads).
+CRAWLER_CONN_MAX_AGE_SECS = _read(
+    "CRAWLER_CONN_MAX_AGE_SECS", env.float, 600.0, lambda v: v >= 0, "must be a number of seconds, 0 or more"
+)
 CRAWLER_POLL_SECS = _read("CRAWLER_POLL_SECS", env.float, 5.0, lambda v: v > 0, "must be a positive number")
 CRAWLER_HTTP_TIMEOUT_SECS = _read(
     "CRAWLER_HTTP_TIMEOUT_SECS", env.float, 30.0, lambda v: v > 0, "must be a positive number"

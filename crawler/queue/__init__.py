@@ -4,7 +4,7 @@ Subpackage `crawler.queue`: this module (the queue API), `payloads` (the typed
 job records). It stands on `crawler.models`, `crawler.signals` and
 `crawler.errors` alone; everything else in the crawler may import it.
 
-Workers `lease` rows, heartbeat with `renew`, and finish with `ack_done`,
+Workers `lease` rows, heartbeat with `renew` (`renew_many` for all they hold), and finish with `ack_done`,
 `ack_failed` or `release`. Every finishing call is a compare-and-set on
 `(id, lease_generation, state='running')` whose row count is the answer: a
 lease that was released, reclaimed or expired and re-leased by someone else
@@ -281,27 +281,32 @@ def _insert_sqlite(
 
 # --- lease -------------------------------------------------------------------------
 
-_PG_LEASE_SQL = """
-WITH leased AS (
+
+def _lease_candidates(extra: str = "") -> str:
+    """The rows a lease claims: leasable, due, of the kinds, not of an excluded source; locked, skipping others' locks."""
+    return f"""
     SELECT id FROM crawler_jobs
      WHERE (state = 'pending' OR (state = 'running' AND leased_until < statement_timestamp()))
        AND scheduled_at <= statement_timestamp()
        AND (%(any_kind)s OR kind = ANY(%(kinds)s))
-       AND COALESCE(payload->>'source_id', '') <> ALL(%(excluded)s)
+       AND COALESCE(payload->>'source_id', '') <> ALL(%(excluded)s){extra}
      ORDER BY scheduled_at, created_at
      LIMIT %(max)s
-     FOR UPDATE SKIP LOCKED
-)
-UPDATE crawler_jobs j
-   SET state = 'running',
-       attempts = j.attempts + 1,
-       lease_generation = j.lease_generation + 1,
-       leased_until = statement_timestamp() + %(duration)s,
-       updated_at = statement_timestamp()
-  FROM leased l
- WHERE j.id = l.id
-RETURNING j.id, j.payload, j.attempts, j.max_attempts, j.lease_generation, j.scheduled_at, j.created_at
-"""
+     FOR UPDATE SKIP LOCKED"""
+
+
+_CLAIM_LEASED = """
+    UPDATE crawler_jobs j
+       SET state = 'running',
+           attempts = j.attempts + 1,
+           lease_generation = j.lease_generation + 1,
+           leased_until = statement_timestamp() + %(duration)s,
+           updated_at = statement_timestamp()
+      FROM leased l
+     WHERE j.id = l.id
+    RETURNING j.id, j.payload, j.attempts, j.max_attempts, j.lease_generation, j.scheduled_at, j.created_at"""
+
+_PG_LEASE_SQL = f"WITH leased AS ({_lease_candidates()}\n){_CLAIM_LEASED}"
 
 
 def lease(
@@ -323,21 +328,33 @@ def lease(
     if max <= 0:
         return []
     if _is_postgres():
-        params: dict[str, Any] = {
-            "any_kind": kinds is None,
-            "kinds": list(kinds or []),
-            "max": max,
-            "duration": lease_duration,
-            "excluded": sorted(exclude_sources),
-        }
         with connection.cursor() as cursor:
-            cursor.execute(_PG_LEASE_SQL, params)
-            rows = cursor.fetchall()
-        rows.sort(key=lambda r: (r[5], r[6]))
-        claimed = [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+            cursor.execute(_PG_LEASE_SQL, _lease_params(kinds, max, lease_duration, exclude_sources))
+            claimed = _in_lease_order(cursor.fetchall())
     else:
         claimed = _lease_sqlite(kinds, max, lease_duration, exclude_sources)
     return _decode_leases(claimed)
+
+
+def _lease_params(
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    exclude_sources: Collection[str],
+) -> dict[str, Any]:
+    return {
+        "any_kind": kinds is None,
+        "kinds": list(kinds or []),
+        "max": max,
+        "duration": lease_duration,
+        "excluded": sorted(exclude_sources),
+    }
+
+
+def _in_lease_order(rows: list[tuple]) -> list[tuple]:
+    # UPDATE ... RETURNING does not keep the CTE's order: restore (scheduled_at, created_at).
+    rows.sort(key=lambda r: (r[5], r[6]))
+    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
 def _lease_sqlite(
@@ -444,6 +461,39 @@ def renew(lease_: Lease, lease_duration: timedelta) -> bool:
     return updated == 1
 
 
+# `state || ''`: see `_by_id_while_running`; the join must probe the primary key.
+_PG_RENEW_MANY_SQL = """
+UPDATE crawler_jobs j
+   SET leased_until = statement_timestamp() + %s, updated_at = statement_timestamp()
+  FROM unnest(%s::uuid[], %s::bigint[]) AS l(id, generation)
+ WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
+RETURNING j.id
+"""
+
+
+def renew_many(leases: Sequence[Lease], lease_duration: timedelta) -> set[uuid.UUID]:
+    """`renew` for every lease a worker holds, in one statement; returns the ids still held.
+
+    Each row keeps `renew`'s `(id, generation, running)` guard, so a lease
+    that was released or re-leased meanwhile is left out of the answer and its
+    worker drops that job, while the others are extended. One heartbeat costs
+    one round trip whatever the worker's concurrency.
+    """
+    if not leases:
+        return set()
+    if _is_postgres():
+        with connection.cursor() as cursor:
+            params: list[Any] = [
+                lease_duration,
+                [lease_.id for lease_ in leases],
+                [lease_.lease_generation for lease_ in leases],
+            ]
+            cursor.execute(_PG_RENEW_MANY_SQL, params)
+            return {row[0] for row in cursor.fetchall()}
+    with transaction.atomic():
+        return {lease_.id for lease_ in leases if renew(lease_, lease_duration)}
+
+
 def ack_done(lease_: Lease) -> bool:
     """Mark done. A stale lease updates nothing, logs a warning and returns False."""
     updated = _guarded(lease_.id, lease_.lease_generation).update(
@@ -492,6 +542,58 @@ def ack_done_many(leases: Sequence[Lease]) -> int:
         if lease_.id not in acked:
             _warn_stale("ack_done_many", lease_)
     return len(acked)
+
+
+# The ack of `ack_done_many` and the claim of `lease` in one statement and one
+# commit. The rows being acked are left out of the claim: a done job whose
+# lease just lapsed would otherwise be updated by both halves at once.
+_PG_ACK_AND_LEASE_SQL = f"""
+WITH acked AS (
+    UPDATE crawler_jobs j
+       SET state = 'done', leased_until = NULL, updated_at = statement_timestamp()
+      FROM unnest(%(ack_ids)s::uuid[], %(ack_generations)s::bigint[]) AS l(id, generation)
+     WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
+    RETURNING j.id
+), leased AS ({_lease_candidates(" AND id <> ALL(%(ack_ids)s::uuid[])")}
+), claimed AS ({_CLAIM_LEASED}
+)
+SELECT id, payload, attempts, max_attempts, lease_generation, scheduled_at, created_at, false FROM claimed
+UNION ALL
+SELECT id, NULL, NULL, NULL, NULL, NULL, NULL, true FROM acked
+"""
+
+
+def ack_done_many_and_lease(
+    done: Sequence[Lease],
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    *,
+    exclude_sources: Collection[str] = (),
+) -> tuple[int, list[Lease]]:
+    """`ack_done_many(done)` then `lease(...)`, in one round trip on PostgreSQL; (acked, new leases).
+
+    A worker that frees slots by finishing jobs fills them again at once, so
+    the acks ride on the lease statement instead of costing a commit of their
+    own. Each ack keeps its `(id, generation, running)` guard and the claim
+    keeps every property of `lease`.
+    """
+    if not _is_postgres() or not done or max <= 0:
+        acked = ack_done_many(done)
+        return acked, lease(kinds, max, lease_duration, exclude_sources=exclude_sources)
+    params = {
+        **_lease_params(kinds, max, lease_duration, exclude_sources),
+        "ack_ids": [lease_.id for lease_ in done],
+        "ack_generations": [lease_.lease_generation for lease_ in done],
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_PG_ACK_AND_LEASE_SQL, params)
+        rows = cursor.fetchall()
+    acked_ids = {row[0] for row in rows if row[7]}
+    for lease_ in done:
+        if lease_.id not in acked_ids:
+            _warn_stale("ack_done_many_and_lease", lease_)
+    return len(acked_ids), _decode_leases(_in_lease_order([row for row in rows if not row[7]]))
 
 
 def ack_failed(lease_: Lease, error: str) -> bool:

@@ -143,6 +143,21 @@ def test_renew_from_dead_lease_is_a_no_op():
     assert Job.objects.get(id=job_id).leased_until > before["leased_until"]
 
 
+def test_renew_many_extends_current_leases_and_leaves_out_dead_ones():
+    job_id, original, successor = _released_then_re_leased()
+    other_id = _enqueue_page_job()
+    other = _lease_one()
+    before = _snapshot(job_id)
+
+    # The stale lease is not held any more; the successor and the other job are, and are extended.
+    assert queue.renew_many([original, other], timedelta(hours=10)) == {other_id}
+    assert _snapshot(job_id) == before
+    assert queue.renew_many([successor, other], timedelta(hours=10)) == {job_id, other_id}
+    assert Job.objects.get(id=job_id).leased_until > before["leased_until"]
+    assert Job.objects.get(id=other_id).leased_until > timezone.now() + timedelta(hours=9)
+    assert queue.renew_many([], timedelta(hours=10)) == set()
+
+
 def test_release_unowned_bumps_generation_even_when_lease_is_held():
     job_id = _enqueue_page_job()
     held = _lease_one()
@@ -259,3 +274,19 @@ def test_reclaim_orphaned_resets_only_expired_running_jobs():
     assert queue.ack_done(leases[expired_id]) is False
     assert queue.ack_done(leases[live_id]) is True
     assert queue.reclaim_orphaned() == 0
+
+
+def test_ack_done_many_and_lease_acks_current_leases_only_and_never_claims_what_it_acks():
+    job_id, original, successor = _released_then_re_leased()
+    lapsed_id = _enqueue_page_job()
+    lapsed = _lease_one()
+    _expire(lapsed_id)  # done, but its lease ran out before the ack: still this worker's to ack
+    waiting_id = _enqueue_page_job()
+
+    acked, leases = queue.ack_done_many_and_lease([original, lapsed], None, 10, LEASE)
+
+    assert acked == 1  # the stale lease stepped aside
+    assert [lease.id for lease in leases] == [waiting_id]  # the lapsed row was acked, not claimed again
+    assert Job.objects.get(id=lapsed_id).state == JobState.DONE
+    row = Job.objects.get(id=job_id)
+    assert (row.state, row.lease_generation) == (JobState.RUNNING, successor.lease_generation)

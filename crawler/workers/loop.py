@@ -1,10 +1,15 @@
 """The lease loop shared by every worker command.
 
-A `Worker` leases batches of jobs of its kinds, runs each in its own thread
-with a cancel event, heartbeats every lease it holds, and finishes each one by
-its lease generation:
+A `Worker` leases as many jobs of its kinds as it has free slots (one
+statement), runs them on a bounded pool of long-lived job threads
+(`crawler.workers.pool`: one persistent connection each) with a cancel event
+per job, heartbeats every lease it holds in one statement (`renew_many`), and
+finishes each one by its lease generation:
 
-- the handler returned -> `ack_done`;
+- the handler returned -> acked done in a batch (`crawler.workers.acks`):
+  with the next lease statement (`ack_done_many_and_lease`), or on its own
+  with `ack_done_many` when no slot is free and the batch is full or a few
+  milliseconds old, and always before shutdown releases anything;
 - it raised -> `ack_failed` (backoff, or dead at `max_attempts`);
 - it raised `SessionExpired` -> `release` (the login wall is not the job's
   fault), the sticky per-source flag is set, and that source's jobs stay
@@ -21,10 +26,15 @@ its lease generation:
 Outage-shaped failures feed a circuit breaker (`crawler.workers.circuit`) that pauses
 leasing for a cool-down instead of burning every queued job's attempts.
 
+Operator controls (pause flags, browser restarts) and periodic duties are
+queries, read at most once a second or at once when marked stale
+(`crawler.workers.cadence`), not on every step; the breaker is in memory.
+
 `step()` does one unit of work and says whether it leased anything, so tests
 drive the loop one step at a time; `run()` is the long-lived loop around it.
-Waits are interruptible (`JobListener.wait`, which wakes on NOTIFY, on a
-finished job and on stop) and never a bare sleep.
+Waits are interruptible: the loop waits on one event that a finished job, a
+NOTIFY (a listener thread turns `JobListener` wake-ups into it) and stop all
+set, never a bare sleep.
 """
 
 from __future__ import annotations
@@ -42,17 +52,21 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import connection
 from django.utils import timezone
 
 from crawler import queue, runtime
 from crawler.errors import RetryLater
 from crawler.queue import Lease
+from crawler.signals import control_changed
 from crawler.sources import limiter
 from crawler.status import StatusHandle
 from crawler.status.publish import StatusPublisher
 from crawler.workers import circuit
+from crawler.workers.acks import AckBatch
+from crawler.workers.cadence import Cadence
 from crawler.workers.outcomes import Disposition, disposition
+from crawler.workers.pool import ConnectionKeeper, JobPool
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +75,11 @@ ContextFactory = Callable[..., Any]
 
 # How long shutdown waits for cancelled handlers to return before exiting anyway.
 SHUTDOWN_GRACE_SECS = 5.0
+# Done acks go out in one statement per this many jobs, or once the oldest has
+# waited ACK_DELAY_SECS: short enough that no lease comes near expiry and a
+# dashboard never sees a finished job as running for long.
+ACK_BATCH = 10
+ACK_DELAY_SECS = 0.005
 
 
 @dataclass
@@ -91,6 +110,9 @@ class WorkerConfig:
     periodic: Sequence[Periodic] = ()
     # Builds the handler's context; defaults to `crawler.workers.handlers.JobContext`.
     context_factory: ContextFactory | None = None
+    conn_max_age_secs: float = field(default_factory=lambda: float(settings.CRAWLER_CONN_MAX_AGE_SECS))
+    ack_batch: int = ACK_BATCH
+    ack_delay_secs: float = ACK_DELAY_SECS
 
     @property
     def kinds(self) -> list[str]:
@@ -122,14 +144,20 @@ class Worker:
         self.status = status or StatusHandle(config.concurrency)
         self.clock = clock or timezone.now
         self.stop_event = threading.Event()
-        # Set by finished jobs and by stop: cuts the idle wait short.
+        # Set by finished jobs, NOTIFY and stop: cuts the idle wait short.
         self.wake = threading.Event()
         self.in_flight: dict[Any, InFlight] = {}
         self.breaker = circuit.CircuitState()
         self.paused_sources: set[str] = set()
+        self.cooling_sources: set[str] = set()
         self.browser: Any = None
+        self.acks = AckBatch(config.ack_batch, config.ack_delay_secs)
+        self.pool = JobPool(config.concurrency, conn_max_age_secs=config.conn_max_age_secs, name=f"job-{config.role}")
+        self.control = Cadence()
+        self._connection = ConnectionKeeper(config.conn_max_age_secs)
         self._browser_lock = threading.Lock()
         self._restart_generation = 0
+        self._published_circuit: str | None = None
         self._heartbeat: threading.Thread | None = None
         self._heartbeat_stop = threading.Event()
         self.booted = False
@@ -142,20 +170,29 @@ class Worker:
         if reclaimed:
             logger.info("worker boot: reclaimed %d orphaned job(s) role=%s", reclaimed, self.config.role)
         self._restart_generation = runtime.browser_restart_generation()
+        control_changed.connect(self._on_control_changed, dispatch_uid=f"worker-{id(self)}", weak=False)
+        self._heartbeat_stop.clear()
         self._heartbeat = threading.Thread(target=self._heartbeat_loop, name="lease-heartbeat", daemon=True)
         self._heartbeat.start()
         self.booted = True
         logger.info("worker ready role=%s kinds=%s pid=%d", self.config.role, ",".join(self.config.kinds), os.getpid())
         return reclaimed
 
+    def _on_control_changed(self, **_kwargs: Any) -> None:
+        self.control.mark_stale()
+
     def request_stop(self) -> None:
         self.stop_event.set()
         self.wake.set()
 
     def shutdown(self, grace_secs: float = SHUTDOWN_GRACE_SECS) -> None:
-        """Cancel in-flight work and give every held lease back without burning an attempt."""
+        """Cancel in-flight work and give every held lease back without burning an attempt.
+
+        Jobs that finished before the stop are acked first (the pending batch
+        goes out before anything is released), so shutdown never re-runs them.
+        """
         self.request_stop()
-        self.collect_finished()  # jobs that finished before the stop still get their ack
+        self.collect_finished()
         for job in list(self.in_flight.values()):
             with job.lock:
                 if job.settled:
@@ -164,16 +201,13 @@ class Worker:
             job.cancel.set()
             queue.release(job.lease)
             logger.info("shutdown: released job=%s kind=%s (attempt refunded)", job.lease.id, job.lease.kind)
-        deadline = time.monotonic() + grace_secs
-        for job in list(self.in_flight.values()):
-            try:
-                job.future.exception(timeout=max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
-                logger.warning("shutdown: job=%s did not stop within %.0f s; leaving it", job.lease.id, grace_secs)
+        for thread in self.pool.stop(timeout=grace_secs):
+            logger.warning("shutdown: %s did not stop within %.0f s; leaving it", thread.name, grace_secs)
         self.in_flight = {k: j for k, j in self.in_flight.items() if not j.future.done()}
         self._heartbeat_stop.set()
         if self._heartbeat is not None:
             self._heartbeat.join(timeout=grace_secs)
+        control_changed.disconnect(dispatch_uid=f"worker-{id(self)}")
         if self.browser is not None:
             try:
                 self.browser.close()
@@ -183,37 +217,53 @@ class Worker:
     # --- the loop -------------------------------------------------------------------------
 
     def step(self) -> bool:
-        """Finish what is done, honour control requests, then lease one batch and dispatch it.
+        """Settle what is done, honour control requests when due, then lease one batch and dispatch it.
 
         True: at least one job was leased (call again at once, there may be more).
         False: nothing leasable, no free slot, or leasing is paused (circuit
         open, sessions expired, stopping); wait before the next step.
+        Done acks go out with the lease statement when there is a slot to
+        fill, else when the batch is due; `collect_finished` and shutdown
+        always send them.
         """
-        close_old_connections()
+        self._connection.tidy()
         if not self.booted:
             self.boot()
-        self.collect_finished()
+        self._collect()
         self.enforce_deadlines()
-        self.refresh_control()
-        self.run_periodic()
-        if self.stop_event.is_set():
-            return False
+        now = time.monotonic()
+        if self.control.due(now):
+            self.control.read(now)
+            self.refresh_control()
+            self.run_periodic()
         capacity = self.config.concurrency - len(self.in_flight)
-        if capacity <= 0 or circuit.is_open(self.breaker, self.clock()):
+        if self.stop_event.is_set() or capacity <= 0 or circuit.is_open(self.breaker, self.clock()):
+            if self.acks.due():
+                self.flush_acks()
             return False
-        leases = queue.lease(
+        # The pending acks ride on the lease statement: one commit settles
+        # the finished jobs and claims their successors.
+        done = self.acks.take()
+        _, leases = queue.ack_done_many_and_lease(
+            done,
             self.config.kinds,
             capacity,
             timedelta(seconds=self.config.lease_secs),
-            exclude_sources=self.paused_sources | self._cooling_sources(),
+            exclude_sources=self.lease_exclusions(),
         )
+        self._acked(done)
         for lease in leases:
             self.dispatch(lease)
         return bool(leases)
 
-    def _cooling_sources(self) -> set[str]:
-        """Sources cooling down after a 429/503 (any worker's): their jobs wait, others keep crawling."""
-        return limiter.cooling_sources() if self.config.session_kinds else set()
+    def lease_exclusions(self) -> set[str]:
+        """Source ids whose jobs this worker must not lease now: the one place leasing leaves sources out.
+
+        The sources whose session expired, and those cooling down after a
+        429/503 (any worker's Retry-After); both are read with the other
+        controls (`refresh_control`), so other sources keep crawling.
+        """
+        return self.paused_sources | self.cooling_sources
 
     def idle_wait_secs(self) -> float:
         """How long the loop may wait for a wake-up before something needs its attention."""
@@ -224,6 +274,9 @@ class Worker:
                 wait = min(wait, job.deadline - now)
         if self.breaker.open_until is not None:
             wait = min(wait, (self.breaker.open_until - self.clock()).total_seconds())
+        ack_due = self.acks.secs_until_due()
+        if ack_due is not None:
+            return max(min(wait, ack_due), 0.0)
         return max(wait, 0.05)
 
     def run(self, *, once: bool = False, drain: bool = False, install_signals: bool = True) -> int:
@@ -235,13 +288,13 @@ class Worker:
         with self.signals(install_signals), self.publisher():
             try:
                 self.boot()
-                with queue.JobListener(self.config.kinds, stop=self.wake) as listener:
-                    self._loop(listener, once=once, drain=drain)
+                with queue.JobListener(self.config.kinds) as listener, self._notify_pump(listener):
+                    self._loop(once=once, drain=drain)
             finally:
                 self.shutdown()
         return 0
 
-    def _loop(self, listener: queue.JobListener, *, once: bool, drain: bool) -> None:
+    def _loop(self, *, once: bool, drain: bool) -> None:
         stepped = False
         while not self.stop_event.is_set():
             self.wake.clear()
@@ -257,7 +310,29 @@ class Worker:
                     return
             if once and not self.in_flight:
                 return
-            listener.wait(self.idle_wait_secs())
+            self.wake.wait(self.idle_wait_secs())
+
+    @contextmanager
+    def _notify_pump(self, listener: queue.JobListener) -> Iterator[None]:
+        """A thread that turns the listener's NOTIFY wake-ups into `self.wake` while the loop runs.
+
+        The loop itself waits on `self.wake` alone, so a finished job wakes it
+        at once instead of at the end of the listener's next wait slice.
+        """
+        stop = listener.stop
+
+        def pump() -> None:
+            while not stop.is_set():
+                if listener.wait(self.config.poll_secs):
+                    self.wake.set()
+
+        thread = threading.Thread(target=pump, name="notify-pump", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join(timeout=5)
 
     # --- dispatch and settlement ----------------------------------------------------------
 
@@ -271,10 +346,7 @@ class Worker:
         self.in_flight[lease.id] = job
         context = self._context(lease, cancel)
         logger.info("job start job=%s kind=%s attempt=%d/%d", lease.id, lease.kind, lease.attempts, lease.max_attempts)
-        thread = threading.Thread(
-            target=self._run_job, args=(job, handler, context), name=f"job-{lease.kind}", daemon=True
-        )
-        thread.start()
+        self.pool.submit(lambda: self._run_job(job, handler, context))
 
     def _context(self, lease: Lease, cancel: threading.Event) -> Any:
         factory = self.config.context_factory
@@ -294,18 +366,20 @@ class Worker:
             return self.browser
 
     def _run_job(self, job: InFlight, handler: Handler, context: Any) -> None:
-        # Each job thread has its own database connection; close it when done
-        # so short-lived threads do not leak connections.
-        close_old_connections()
+        # Runs on a pool thread, on that thread's persistent connection.
         try:
             job.future.set_result(handler(job.lease.payload, context))
         except BaseException as exc:  # reported through the future, judged by the loop
             job.future.set_exception(exc)
         finally:
-            connection.close()
             self.wake.set()
 
     def collect_finished(self) -> None:
+        """Settle every job whose handler has returned, acking the done ones before returning."""
+        self._collect()
+        self.flush_acks()
+
+    def _collect(self) -> None:
         for job_id, job in list(self.in_flight.items()):
             if not job.future.done():
                 continue
@@ -314,16 +388,33 @@ class Worker:
                 if job.settled:
                     continue
                 job.settled = True
-            self.settle(job.lease, job.future.exception())
+            self._settle(job.lease, job.future.exception())
+
+    def flush_acks(self) -> None:
+        """Ack the pending done jobs in one statement (each row still guarded by its own lease)."""
+        leases = self.acks.take()
+        if leases:
+            queue.ack_done_many(leases)
+            self._acked(leases)
+
+    def _acked(self, leases: list[Lease]) -> None:
+        if not leases:
+            return
+        for lease in leases:
+            logger.info("job done job=%s kind=%s", lease.id, lease.kind)
+        self._publish_circuit()
 
     def settle(self, lease: Lease, error: BaseException | None) -> None:
-        """Ack one finished job by what its handler did (the table in `crawler.workers.outcomes`)."""
+        """Settle one finished job by what its handler did, now (a done one is acked before returning)."""
+        self._settle(lease, error)
+        self.flush_acks()
+
+    def _settle(self, lease: Lease, error: BaseException | None) -> None:
+        """Settle by the table in `crawler.workers.outcomes`; a done job joins the ack batch."""
         outcome = disposition(error)
         if outcome is Disposition.DONE:
-            queue.ack_done(lease)
+            self.acks.add(lease)
             self.breaker = circuit.after_success(self.breaker)
-            self._publish_circuit()
-            logger.info("job done job=%s kind=%s", lease.id, lease.kind)
         elif outcome is Disposition.PAUSE:
             queue.release(lease)
             source_id = _source_id(lease)
@@ -344,6 +435,7 @@ class Worker:
         elif outcome is Disposition.DEFER:
             assert isinstance(error, RetryLater)
             queue.defer(lease, error.until, f"{type(error).__name__}: {error}")
+            self.control.mark_stale()  # a Retry-After may have cooled the source for every worker: look now
             logger.info(
                 "job deferred job=%s kind=%s until=%s: %s", lease.id, lease.kind, error.until.isoformat(), error
             )
@@ -398,25 +490,38 @@ class Worker:
             self.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
 
     def _heartbeat_loop(self) -> None:
-        duration = timedelta(seconds=self.config.lease_secs)
+        keeper = ConnectionKeeper(self.config.conn_max_age_secs)
         try:
             while not self._heartbeat_stop.wait(self.config.heartbeat_secs):
-                close_old_connections()
-                for job in list(self.in_flight.values()):
-                    self._renew(job, duration)
+                keeper.tidy()
+                self.heartbeat()
         finally:
             connection.close()
 
-    def _renew(self, job: InFlight, duration: timedelta) -> None:
+    def heartbeat(self) -> None:
+        """Renew every lease this worker holds in one statement; drop the jobs whose lease is gone.
+
+        Held means running jobs not yet settled and done jobs whose ack is
+        still in the batch (their rows are running until it goes out). A lost
+        running job gets its cancel event and no ack at all: the row belongs
+        to someone else now. A lost done job's ack steps aside by itself.
+        """
+        jobs = [job for job in list(self.in_flight.values()) if not job.settled]
+        leases = [job.lease for job in jobs] + self.acks.pending()
+        if not leases:
+            return
+        try:
+            held = queue.renew_many(leases, timedelta(seconds=self.config.lease_secs))
+        except Exception:  # a database blip: the next beat retries well inside the lease
+            logger.warning("heartbeat: renewing %d lease(s) failed", len(leases), exc_info=True)
+            return
+        for job in jobs:
+            if job.lease.id not in held:
+                self._abandon(job)
+
+    def _abandon(self, job: InFlight) -> None:
         with job.lock:
-            if job.settled:
-                return
-            try:
-                still_ours = queue.renew(job.lease, duration)
-            except Exception:  # a database blip: the next beat retries well inside the lease
-                logger.warning("heartbeat: renew failed job=%s", job.lease.id, exc_info=True)
-                return
-            if still_ours:
+            if job.settled:  # the loop settled it meanwhile: its ack or release is what renew saw
                 return
             job.settled = True
         logger.warning(
@@ -434,6 +539,7 @@ class Worker:
         """Pick up what operators changed in any process: session refreshes and browser restarts."""
         if self.config.session_kinds:
             self._set_paused(set(runtime.expired_sessions()))
+            self.cooling_sources = limiter.cooling_sources()
         if self.config.browser_factory is None:
             return
         generation = runtime.browser_restart_generation()
@@ -470,7 +576,8 @@ class Worker:
     def _publish_circuit(self) -> None:
         until = self.breaker.open_until
         value = until.isoformat() if until is not None and circuit.is_open(self.breaker, self.clock()) else None
-        if self.status.snapshot().flags.get("circuit_open_until") != value:
+        if value != self._published_circuit:  # this loop is the flag's only writer
+            self._published_circuit = value
             self.status.set_flag("circuit_open_until", value)
 
     def run_periodic(self) -> None:

@@ -35,6 +35,9 @@ admin_users = {admin}
 default_pool_size = {pool_size}
 max_client_conn = 500
 server_reset_query =
+; Pooled server connections close after a second idle, so a test that counts the test database's
+; connections does not see the ones an earlier process test left in the pool.
+server_idle_timeout = 1
 ignore_startup_parameters = extra_float_digits,options
 logfile = {log}
 pidfile = {pid}
