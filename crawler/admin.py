@@ -17,7 +17,7 @@ from catalog import admin as catalog_admin
 from catalog.models import Chapter, Manga
 from crawler import control
 from crawler.control import backlog
-from crawler.models import AuditEvent, CrawlerState, Job, JobState, WorkerStatus
+from crawler.models import AuditEvent, CrawlerState, Job, JobState, SourceThrottle, WorkerStatus
 
 
 @admin.register(Job)
@@ -80,6 +80,27 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(SourceThrottle)
+class SourceThrottleAdmin(admin.ModelAdmin):
+    """Read-only: the limiter owns the bucket; an operator may only end a cooldown early."""
+
+    list_display = ("source_id", "cooling_until", "cooling_reason", "tokens", "refilled_at")
+    readonly_fields = [f.name for f in SourceThrottle._meta.fields]
+    actions = ("end_cooldown",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.action(description="End the selected sources' cooldown now")
+    def end_cooldown(self, request: HttpRequest, queryset: QuerySet[SourceThrottle]) -> None:
+        sources = list(queryset.values_list("source_id", flat=True))
+        ended = sum(control.end_cooldown(actor=request.user, source_id=source) for source in sources)
+        self.message_user(request, f"Ended the cooldown of {ended} of {len(sources)} source(s).", messages.SUCCESS)
 
 
 @admin.register(WorkerStatus)

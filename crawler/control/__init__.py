@@ -31,6 +31,7 @@ from crawler import queue, runtime
 from crawler.control import audit
 from crawler.passes.pipeline import enqueue_chapter_content
 from crawler.queue.payloads import MetadataPass, Reconcile
+from crawler.sources import limiter
 
 logger = logging.getLogger(__name__)
 
@@ -203,6 +204,14 @@ def release(*, actor: Any, job_id: uuid.UUID) -> bool:
     if released:
         audit.record(actor, "release_job", scope="job", target_id=job_id, detail={"released": True})
     return released
+
+
+def end_cooldown(*, actor: Any, source_id: str) -> bool:
+    """Let every worker request `source_id` again before its Retry-After cooldown runs out."""
+    ended = limiter.end_cooldown(source_id)
+    if ended:
+        audit.record(actor, "end_cooldown", scope="source", target_id=source_id, detail={"ended": True})
+    return ended
 
 
 # --- chapter content ---------------------------------------------------------------------

@@ -192,6 +192,15 @@ def cooling_sources() -> set[str]:
     return set(SourceThrottle.objects.filter(cooling_until__gt=Now()).values_list("source_id", flat=True))
 
 
+def end_cooldown(source_id: str) -> bool:
+    """End `source_id`'s cooldown now (an operator's call); False when it was not cooling."""
+    return bool(
+        SourceThrottle.objects.filter(source_id=source_id, cooling_until__gt=Now()).update(
+            cooling_until=None, cooling_reason="", updated_at=timezone.now()
+        )
+    )
+
+
 def cooling_status(now: datetime | None = None) -> list[dict[str, Any]]:
     """The sources cooling down at `now`, soonest end first: what the dashboard and status API show."""
     rows = SourceThrottle.objects.filter(cooling_until__gt=now or timezone.now()).order_by("cooling_until")

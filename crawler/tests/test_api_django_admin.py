@@ -6,13 +6,17 @@ audit the same way.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from analysis.service import EnqueueForPageOutcome
 from catalog.models import Chapter
-from crawler.models import AuditEvent, Job, JobState
+from crawler.models import AuditEvent, Job, JobState, SourceThrottle
 from crawler.queue.payloads import AnalyzePage, MetadataPass
+from crawler.sources import limiter
 from crawler.tests import api_factories as f
 
 ORIGIN = {"HTTP_ORIGIN": "http://testserver"}
@@ -119,3 +123,20 @@ def test_audit_log_is_read_only_in_the_admin(admin_client, staff, library):
     )
     event.refresh_from_db()
     assert event.action == "restart_browser"
+
+
+@pytest.mark.sqlite_ok
+def test_end_cooldown_action_lets_workers_lease_the_source_again_and_audits(admin_client, staff, db):
+    until = timezone.now() + timedelta(hours=1)
+    SourceThrottle.objects.create(source_id="shelf", cooling_until=until, cooling_reason="429 (Retry-After '3600')")
+    SourceThrottle.objects.create(source_id="calm")
+    assert limiter.cooling_sources() == {"shelf"}
+    listing = admin_client.get("/admin/crawler/sourcethrottle/").content.decode()
+    assert "shelf" in listing and "Retry-After" in listing
+    act(admin_client, "crawler/sourcethrottle", "end_cooldown", ["shelf", "calm"])
+    assert limiter.cooling_sources() == set()
+    assert SourceThrottle.objects.get(source_id="shelf").cooling_reason == ""
+    event = AuditEvent.objects.get(action="end_cooldown")
+    assert (event.actor, event.scope, event.target_id) == (staff, "source", "shelf")
+    # The bucket is the limiter's: no one adds or deletes its rows by hand.
+    assert admin_client.get("/admin/crawler/sourcethrottle/add/").status_code == 403
