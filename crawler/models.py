@@ -163,7 +163,7 @@ class SourceThrottle(models.Model):
     class Meta:
         db_table = "crawler_source_throttle"
         indexes = [
-            # Used by limiter.cooling_sources (every lease) and the dashboard's cooling list.
+            # Used by limiter.cooling_sources (each worker, once a second) and the dashboard's cooling list.
             models.Index(fields=["cooling_until"], name="crawler_throttle_cooling_idx"),
         ]
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
 
@@ -187,23 +188,26 @@ class SourceLimiter:
 # --- for the worker loop and the dashboard -------------------------------------------------
 
 
+def _cooling(at: datetime | None = None) -> QuerySet[SourceThrottle]:
+    """The throttle rows whose cooldown has not ended at `at` (default: the database's now)."""
+    return SourceThrottle.objects.filter(cooling_until__gt=at or Now())
+
+
 def cooling_sources() -> set[str]:
     """Sources cooling down right now: the worker loop leases none of their jobs."""
-    return set(SourceThrottle.objects.filter(cooling_until__gt=Now()).values_list("source_id", flat=True))
+    return set(_cooling().values_list("source_id", flat=True))
 
 
 def end_cooldown(source_id: str) -> bool:
     """End `source_id`'s cooldown now (an operator's call); False when it was not cooling."""
     return bool(
-        SourceThrottle.objects.filter(source_id=source_id, cooling_until__gt=Now()).update(
-            cooling_until=None, cooling_reason="", updated_at=timezone.now()
-        )
+        _cooling().filter(source_id=source_id).update(cooling_until=None, cooling_reason="", updated_at=timezone.now())
     )
 
 
 def cooling_status(now: datetime | None = None) -> list[dict[str, Any]]:
     """The sources cooling down at `now`, soonest end first: what the dashboard and status API show."""
-    rows = SourceThrottle.objects.filter(cooling_until__gt=now or timezone.now()).order_by("cooling_until")
+    rows = _cooling(now or timezone.now()).order_by("cooling_until")
     return [
         {"source_id": row.source_id, "until": row.cooling_until.isoformat(), "reason": row.cooling_reason}
         for row in rows
