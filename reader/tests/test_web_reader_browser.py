@@ -100,3 +100,36 @@ def test_log_in_read_chapters_both_ways_and_progress_persists_into_opds(live_ser
     feed = httpx.get(f"{live_server.url}/opds/mangas/{manga.id}/", auth=("alice", PASSWORD), timeout=30)
     last = etree.fromstring(feed.content).xpath("//*/@pse:lastRead", namespaces=PSE)
     assert last == ["3", "3", "3"]
+
+
+def test_a_slow_progress_save_is_not_overtaken_by_the_next(live_server, alice, phone):
+    """The API stores what a PUT says, so the reader sends one at a time, the furthest page last."""
+    src = f.source("demo")
+    chapter = f.chapter(f.manga("Monster", src=src), 1, src=src, pages=4)
+    held, bodies = [], []
+
+    def hold_the_first(route):
+        bodies.append(route.request.post_data_json["last_page"])
+        if not held:
+            held.append(route)  # answered below, after the reader has moved on
+        else:
+            route.continue_()
+
+    phone.goto(live_server.url + "/login/")
+    phone.fill("#id_username", "alice")
+    phone.fill("#id_password", PASSWORD)
+    phone.click("button[type=submit]")
+    phone.route("**/api/v1/progress/**", hold_the_first)
+    phone.goto(f"{live_server.url}/read/{chapter.id}/")
+    phone.click("#mode")
+    expect(phone.locator("#mode")).to_have_attribute("aria-pressed", "true")
+    for _ in range(3):
+        phone.keyboard.press("ArrowRight")
+    expect(phone.locator("#position")).to_have_text("Page 4 of 4")
+    phone.wait_for_timeout(300)
+    assert bodies == [1], "a second PUT went out while the first was unanswered"
+
+    held[0].continue_()
+    expect(phone.locator("#pages")).to_have_attribute("data-saved", "4")
+    assert bodies == [1, 4]
+    assert ReadProgress.objects.get(user=alice, chapter=chapter).last_page == 4

@@ -31,9 +31,18 @@
     return match ? decodeURIComponent(match[1]) : "";
   }
 
+  // One PUT at a time, and the next carries the furthest page reached: the API
+  // stores what it is told, so two requests racing could land the older page last.
+  let inFlight = false;
   function save(page) {
     if (page <= saved) return;
     saved = page;
+    if (!inFlight) send();
+  }
+
+  function send() {
+    const page = saved;
+    inFlight = true;
     fetch(data.progressUrl, {
       method: "PUT",
       credentials: "same-origin",
@@ -41,6 +50,11 @@
       body: JSON.stringify({ last_page: page }),
     }).then(function (response) {
       container.dataset.saved = response.ok ? String(page) : "error";
+    }, function () {
+      container.dataset.saved = "error";
+    }).finally(function () {
+      inFlight = false;
+      if (saved > page) send();
     });
   }
 
