@@ -1,4 +1,4 @@
-"""Title search for the library API: trigram search on PostgreSQL, a plain `icontains` elsewhere.
+"""Title search for the library (API, web reader, OPDS): trigram search on PostgreSQL, a plain `icontains` elsewhere.
 
 On PostgreSQL (migration 0003) the table carries the normalised title and
 alternative titles (lower-cased, accent-stripped) as generated columns,
@@ -58,24 +58,35 @@ def icontains_search(mangas: QuerySet[Manga], q: str) -> QuerySet[Manga]:
     return mangas.filter(title__icontains=q).order_by(*LATEST_CHAPTER_ORDER)
 
 
-def trigram_search(mangas: QuerySet[Manga], q: str) -> QuerySet[Manga]:
-    """PostgreSQL: accent- and case-insensitive substring match on any title, else a close match; best first."""
+def _trigram_matches(mangas: QuerySet[Manga], q: str) -> tuple[QuerySet[Manga], Any]:
+    """PostgreSQL: the mangas a search finds (substring matches, else close ones) and the rank that orders them."""
     query = SearchNorm(Value(q))
     mangas = mangas.annotate(_title=_column("search_title"), _alt=_column("search_alt_titles"))
     in_title, in_alt = Q(_title__contains=query), Q(_alt__contains=query)
     substring = mangas.filter(in_title | in_alt)
     if substring.exists():
         coverage = Cast(Length(query), FloatField())
-        rank: Any = Case(
+        rank = Case(
             When(in_title, then=Value(1.0) + coverage / Greatest(Length(F("_title")), 1)),
             default=Value(1.0) + coverage / Greatest(Length(F("_alt")), 1),
             output_field=FloatField(),
         )
-        matches = substring
-    else:
-        rank = Greatest(TrigramWordSimilarity(query, F("_title")), TrigramWordSimilarity(query, F("_alt")))
-        matches = mangas.filter(Q(_title__trigram_word_similar=query) | Q(_alt__trigram_word_similar=query))
+        return substring, rank
+    rank = Greatest(TrigramWordSimilarity(query, F("_title")), TrigramWordSimilarity(query, F("_alt")))
+    return mangas.filter(Q(_title__trigram_word_similar=query) | Q(_alt__trigram_word_similar=query)), rank
+
+
+def trigram_search(mangas: QuerySet[Manga], q: str) -> QuerySet[Manga]:
+    """PostgreSQL: accent- and case-insensitive substring match on any title, else a close match; best first."""
+    matches, rank = _trigram_matches(mangas, q)
     return matches.annotate(search_rank=rank).order_by("-search_rank", *LATEST_CHAPTER_ORDER)
+
+
+def title_matches(mangas: QuerySet[Manga], q: str) -> QuerySet[Manga]:
+    """The mangas `title_search` finds, in the order `mangas` already has (OPDS lists them by title)."""
+    if connection.vendor == "postgresql":
+        return _trigram_matches(mangas, q)[0]
+    return mangas.filter(title__icontains=q)
 
 
 def title_search(mangas: QuerySet[Manga], q: str) -> QuerySet[Manga]:

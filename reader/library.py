@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Manga, Tag
+from catalog.search import title_matches
 from reader.progress import has_unread
 
 PAGE_SIZE = 50
@@ -125,7 +126,8 @@ def mangas_by_title() -> QuerySet[Manga]:
 
 
 def search_mangas(q: str) -> QuerySet[Manga]:
-    return mangas_by_title().filter(title__icontains=q)
+    """What the API's search finds (any title, accents and case ignored), by title for the OPDS pager."""
+    return title_matches(mangas_by_title(), q)
 
 
 def mangas_tagged(tag: Tag) -> QuerySet[Manga]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -206,7 +206,7 @@ def search(request: HttpRequest) -> HttpResponse:
         raise BadParameter("q must be 1 to 200 characters")
     return _manga_list_feed(
         request,
-        feed_id=f"urn:mangalord:opds:search:{q}",
+        feed_id=f"urn:mangalord:opds:search:{quote(q, safe='')}",  # a URI: no raw spaces
         title=f"Search: {q}",
         rows=library.search_mangas(q),
         extra={"q": q},

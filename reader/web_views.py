@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from catalog.bookmarks import create_bookmark
 from catalog.models import Bookmark, Chapter, Manga, Page, Tag
+from catalog.search import title_search
 from reader import library as listings
 from reader.http import BadParameter, bad_request, get_or_head, page_param
 from reader.images import needs_downscale, parse_width
@@ -43,10 +44,10 @@ def library(request: HttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()[:200]
     tag_name = request.GET.get("tag", "").strip()
     rows = listings.latest_mangas()
-    if q:
-        rows = rows.filter(title__icontains=q)
     if tag_name:
         rows = rows.filter(tags__name=tag_name)
+    if q:
+        rows = title_search(rows, q)  # best match first, as the API ranks it
     page = listings.paged(rows, page_number, GRID_PAGE_SIZE)
     context = {
         "page": page,

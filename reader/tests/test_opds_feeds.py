@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 from lxml import etree
 from PIL import Image
@@ -206,11 +207,13 @@ def test_a_feed_page_runs_the_same_queries_for_5_or_50_mangas(client, alice, src
     for n in range(5):
         Bookmark.objects.create(user=alice, manga=f.manga(f"T{n}", src=src, cover=True))
     client.get("/opds/", **basic("alice", PASSWORD))  # a client's first Basic request also runs authenticate()
-    with django_assert_num_queries(2):  # the Basic user, the page of rows
+    # The Basic user, the page of rows; PostgreSQL's search first asks whether any title contains the query.
+    expected = 3 if "search" in url and connection.vendor == "postgresql" else 2
+    with django_assert_num_queries(expected):
         client.get(url, **basic("alice", PASSWORD))
     for n in range(45):
         Bookmark.objects.create(user=alice, manga=f.manga(f"U{n}", src=src, cover=True))
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(expected):
         assert (
             len(etree.fromstring(client.get(url, **basic("alice", PASSWORD)).content).xpath("a:entry", namespaces=NS))
             >= 5
