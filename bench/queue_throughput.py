@@ -424,7 +424,7 @@ async def _apace(call: Callable[[], Any], jobs: int, rate: float) -> None:
 
 
 def bench_system(system: System, server: str, args: argparse.Namespace) -> Result:
-    dsn = f"{server}/{DB_PREFIX}_{system.key.replace('-', '_')}"
+    dsn = f"{server}/{args.db_prefix}_{system.key.replace('-', '_')}"
     scratch.recreate_database(dsn)
     result = Result(system)
     try:
@@ -618,6 +618,7 @@ def main() -> None:
     parser.add_argument("--latency-rate", type=float, default=200.0, help="jobs/s enqueued in the latency phase")
     parser.add_argument("--only", default="ours,ours-api,pgqueuer,procrastinate")
     parser.add_argument("--pg", help="PostgreSQL server URL (default: DATABASE_URL's server)")
+    parser.add_argument("--db-prefix", default=DB_PREFIX, help="scratch databases are <prefix>_<system>")
     parser.add_argument("--keep", action="store_true", help="keep the scratch databases")
     args = parser.parse_args()
     if min(args.jobs, args.workers, args.concurrency, args.batch) < 1 or args.single < 0:
