@@ -121,8 +121,9 @@ def ours_worker(dsn: str, concurrency: int, write: bool, drain: bool, ready: Any
     connection.ensure_connection()
     ready.put(os.getpid())
     go.wait()
+    cpu = time.process_time()
     worker.run(drain=drain, install_signals=not drain)
-    results.put(time.monotonic())
+    results.put(time.process_time() - cpu)
 
 
 def queue_api_worker(dsn: str, batch: int, write: bool, drain: bool, ready: Any, go: Any, results: Any) -> None:
@@ -136,9 +137,10 @@ def queue_api_worker(dsn: str, batch: int, write: bool, drain: bool, ready: Any,
     connection.ensure_connection()
     ready.put(os.getpid())
     go.wait()
+    cpu = time.process_time()
     while leases := queue.lease(["analyze_page"], batch, timedelta(minutes=5)):
         queue.ack_done_many(leases)
-    results.put(time.monotonic())
+    results.put(time.process_time() - cpu)
 
 
 # --- PgQueuer ------------------------------------------------------------------------------
@@ -179,9 +181,10 @@ def pgqueuer_worker(dsn: str, batch: int, write: bool, drain: bool, ready: Any, 
 
         ready.put(os.getpid())
         await asyncio.to_thread(go.wait)
+        cpu = time.process_time()
         mode = QueueExecutionMode.drain if drain else QueueExecutionMode.continuous
         await manager.run(batch_size=batch, mode=mode)
-        results.put(time.monotonic())
+        results.put(time.process_time() - cpu)
         if pool is not None:
             await pool.close()
         await conn.close()
@@ -242,8 +245,9 @@ def procrastinate_worker(
         async with app.open_async():
             ready.put(os.getpid())
             await asyncio.to_thread(go.wait)
+            cpu = time.process_time()
             await app.run_worker_async(concurrency=concurrency, wait=not drain, install_signal_handlers=not drain)
-        results.put(time.monotonic())
+            results.put(time.process_time() - cpu)
         for p in pool:
             await p.close()
 
@@ -293,6 +297,7 @@ class Result:
     drain: dict[str, float] = field(default_factory=dict)  # "noop"/"write" -> jobs/s
     per_job: dict[str, tuple[float, float]] = field(default_factory=dict)  # -> (xact/job, sessions)
     latency: tuple[float, float] | None = None
+    cpu: dict[str, DrainCpu] = field(default_factory=dict)
 
 
 def run_child(target: Callable[..., None], *args: Any) -> Any:
@@ -322,14 +327,34 @@ def start_workers(system: System, dsn: str, args: argparse.Namespace, write: boo
     return procs, go, results
 
 
-def drain(system: System, dsn: str, args: argparse.Namespace, jobs: int, write: bool) -> tuple[float, float, float]:
-    """Seconds to drain, transactions per job and sessions opened, W processes released together."""
+def cpu_jiffies() -> tuple[int, int]:
+    """(busy, total) CPU time of the whole machine so far, from /proc/stat; (0, 0) where there is none."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(v) for v in stat.readline().split()[1:]]
+    except OSError:
+        return 0, 0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+@dataclass
+class DrainCpu:
+    worker_secs: list[float]  # CPU seconds each worker process used from the release to its exit
+    machine_busy: float  # share of all CPUs busy over the same span (PostgreSQL and every process)
+
+
+def drain(
+    system: System, dsn: str, args: argparse.Namespace, jobs: int, write: bool
+) -> tuple[float, float, float, DrainCpu]:
+    """Seconds to drain, transactions per job, sessions opened and CPU use, W processes released together."""
     procs, go, results = start_workers(system, dsn, args, write, drain=True)
     xact0, sessions0 = db_counters(dsn)
     started = float(scalar(dsn, "SELECT extract(epoch FROM clock_timestamp())"))
+    busy0, total0 = cpu_jiffies()
     go.set()
-    for _ in procs:
-        results.get(timeout=3600)
+    worker_cpu = [float(results.get(timeout=3600)) for _ in procs]
+    busy1, total1 = cpu_jiffies()
     for proc in procs:
         proc.join(timeout=60)
         if proc.exitcode != 0:
@@ -344,7 +369,9 @@ def drain(system: System, dsn: str, args: argparse.Namespace, jobs: int, write: 
         raise RuntimeError(f"{system.name}: the handler's rows do not match the jobs")
     # Until the last job was recorded done, not until the processes noticed the queue is empty: a
     # worker's own drain-exit delay (PgQueuer's is long) is not part of its throughput.
-    return float(scalar(dsn, system.finished_at)) - started, (xact1 - xact0) / jobs, float(sessions1 - sessions0)
+    secs = float(scalar(dsn, system.finished_at)) - started
+    cpu = DrainCpu(worker_cpu, (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0)
+    return secs, (xact1 - xact0) / jobs, float(sessions1 - sessions0), cpu
 
 
 def latency(system: System, dsn: str, args: argparse.Namespace) -> tuple[float, float]:
@@ -424,7 +451,7 @@ async def _apace(call: Callable[[], Any], jobs: int, rate: float) -> None:
 
 
 def bench_system(system: System, server: str, args: argparse.Namespace) -> Result:
-    dsn = f"{server}/{DB_PREFIX}_{system.key.replace('-', '_')}"
+    dsn = f"{server}/{args.db_prefix}_{system.key.replace('-', '_')}"
     scratch.recreate_database(dsn)
     result = Result(system)
     try:
@@ -441,9 +468,10 @@ def bench_system(system: System, server: str, args: argparse.Namespace) -> Resul
             if handler == "write":
                 execute(dsn, system.clear)
                 run_child(system.enqueue or ours_enqueue, dsn, args.jobs, CHUNK)
-            secs, xact_per_job, sessions = drain(system, dsn, args, args.jobs, write=handler == "write")
+            secs, xact_per_job, sessions, cpu = drain(system, dsn, args, args.jobs, write=handler == "write")
             result.drain[handler] = args.jobs / secs
             result.per_job[handler] = (xact_per_job, sessions)
+            result.cpu[handler] = cpu
             print(f"  {system.name} [{handler}]: {args.jobs / secs:,.0f} jobs/s", flush=True)
             if system.enqueue is None:
                 break  # the queue-API row has no handler: the no-op drain only
@@ -587,6 +615,12 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
         "note: PgQueuer deletes each finished job (a log row stays); we keep done rows until the reaper "
         "(CRAWLER_DONE_RETENTION_DAYS) deletes them. Each phase starts from empty tables."
     )
+    print("CPU in the no-op drain: each worker process's share of one core over the drain, machine busy share")
+    for r in results:
+        if "noop" in r.cpu:
+            cpu, secs = r.cpu["noop"], args.jobs / r.drain["noop"]
+            per_process = " ".join(f"{used / secs:.0%}" for used in cpu.worker_secs)
+            print(f"  {r.system.name:<54} {per_process}; machine {cpu.machine_busy:.0%}")
     by_key = {r.system.key: r for r in results}
     ours, api = by_key.get("ours"), by_key.get("ours-api")
     if ours and api:
@@ -618,6 +652,7 @@ def main() -> None:
     parser.add_argument("--latency-rate", type=float, default=200.0, help="jobs/s enqueued in the latency phase")
     parser.add_argument("--only", default="ours,ours-api,pgqueuer,procrastinate")
     parser.add_argument("--pg", help="PostgreSQL server URL (default: DATABASE_URL's server)")
+    parser.add_argument("--db-prefix", default=DB_PREFIX, help="scratch databases are <prefix>_<system>")
     parser.add_argument("--keep", action="store_true", help="keep the scratch databases")
     args = parser.parse_args()
     if min(args.jobs, args.workers, args.concurrency, args.batch) < 1 or args.single < 0:

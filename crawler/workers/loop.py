@@ -64,6 +64,7 @@ from crawler.status import StatusHandle
 from crawler.status.publish import StatusPublisher
 from crawler.workers import circuit
 from crawler.workers.acks import AckBatch
+from crawler.workers.ahead import LeaseBuffer, lease_ahead_for, leases_wanted, typical_after
 from crawler.workers.cadence import Cadence
 from crawler.workers.outcomes import Disposition, disposition
 from crawler.workers.pool import ConnectionKeeper, JobPool
@@ -80,6 +81,9 @@ SHUTDOWN_GRACE_SECS = 5.0
 # dashboard never sees a finished job as running for long.
 ACK_BATCH = 10
 ACK_DELAY_SECS = 0.005
+# Leases held ahead of free slots, only while jobs typically finish within
+# LEASE_AHEAD_MAX_JOB_SECS (`crawler.workers.ahead`).
+LEASE_AHEAD_MAX_JOB_SECS = 0.1
 
 
 @dataclass
@@ -113,6 +117,8 @@ class WorkerConfig:
     conn_max_age_secs: float = field(default_factory=lambda: float(settings.CRAWLER_CONN_MAX_AGE_SECS))
     ack_batch: int = ACK_BATCH
     ack_delay_secs: float = ACK_DELAY_SECS
+    lease_ahead: int = field(default_factory=lambda: settings.CRAWLER_LEASE_AHEAD)
+    lease_ahead_max_job_secs: float = LEASE_AHEAD_MAX_JOB_SECS
 
     @property
     def kinds(self) -> list[str]:
@@ -125,6 +131,8 @@ class InFlight:
     cancel: threading.Event
     future: Future
     deadline: float  # time.monotonic()
+    # How long the handler ran; set by its job thread before the future resolves.
+    ran_secs: float = 0.0
     # Set once the loop has acked, released or abandoned the lease; the
     # handler's eventual result is then ignored. Guarded by `lock` so the
     # heartbeat never renews a lease the loop is finishing.
@@ -152,6 +160,9 @@ class Worker:
         self.cooling_sources: set[str] = set()
         self.browser: Any = None
         self.acks = AckBatch(config.ack_batch, config.ack_delay_secs)
+        self.buffered = LeaseBuffer()
+        # Moving average of handler run times: lease-ahead is on only while it is short.
+        self.typical_job_secs: float | None = None
         self.pool = JobPool(config.concurrency, conn_max_age_secs=config.conn_max_age_secs, name=f"job-{config.role}")
         self.control = Cadence()
         self._connection = ConnectionKeeper(config.conn_max_age_secs)
@@ -201,6 +212,7 @@ class Worker:
             job.cancel.set()
             queue.release(job.lease)
             logger.info("shutdown: released job=%s kind=%s (attempt refunded)", job.lease.id, job.lease.kind)
+        self.give_back_buffered(lambda _lease: True, "shutdown")
         for thread in self.pool.stop(timeout=grace_secs):
             logger.warning("shutdown: %s did not stop within %.0f s; leaving it", thread.name, grace_secs)
         self.in_flight = {k: j for k, j in self.in_flight.items() if not j.future.done()}
@@ -236,25 +248,69 @@ class Worker:
             self.control.read(now)
             self.refresh_control()
             self.run_periodic()
-        capacity = self.config.concurrency - len(self.in_flight)
-        if self.stop_event.is_set() or capacity <= 0 or circuit.is_open(self.breaker, self.clock()):
+            if excluded := self.lease_exclusions():
+                self.give_back_buffered(lambda lease: _source_id(lease) in excluded, "source paused or cooling")
+        if self.stop_event.is_set() or circuit.is_open(self.breaker, self.clock()):
+            if not self.stop_event.is_set():  # stopping: shutdown gives the buffer back
+                self.give_back_buffered(lambda _lease: True, "circuit open")
             if self.acks.due():
                 self.flush_acks()
             return False
+        started = self.fill_slots()
+        free = self.config.concurrency - len(self.in_flight)
+        wanted = leases_wanted(free, len(self.buffered), self.lease_ahead())
+        if wanted <= 0:
+            if self.acks.due():
+                self.flush_acks()
+            return started > 0
         # The pending acks ride on the lease statement: one commit settles
         # the finished jobs and claims their successors.
         done = self.acks.take()
         _, leases = queue.ack_done_many_and_lease(
             done,
             self.config.kinds,
-            capacity,
+            wanted,
             timedelta(seconds=self.config.lease_secs),
             exclude_sources=self.lease_exclusions(),
         )
         self._acked(done)
-        for lease in leases:
+        self.buffered.extend(leases)
+        started += self.fill_slots()
+        return bool(leases) or started > 0
+
+    def lease_ahead(self) -> int:
+        """How many leases may wait for a slot now (`crawler.workers.ahead.lease_ahead_for`)."""
+        return lease_ahead_for(
+            self.config.lease_ahead, self.typical_job_secs, max_job_secs=self.config.lease_ahead_max_job_secs
+        )
+
+    def fill_slots(self) -> int:
+        """Start buffered leases on the free slots, oldest first; returns how many started.
+
+        A buffered lease whose source became paused or cooling since it was
+        claimed is given back instead (attempt refunded), like any lease the
+        exclusions would not have granted.
+        """
+        started = 0
+        excluded = self.lease_exclusions()
+        while len(self.in_flight) < self.config.concurrency and (lease := self.buffered.pop()) is not None:
+            if excluded and _source_id(lease) in excluded:
+                self._give_back(lease, "source paused or cooling")
+                continue
             self.dispatch(lease)
-        return bool(leases)
+            started += 1
+        return started
+
+    def give_back_buffered(self, predicate: Callable[[Lease], bool], reason: str) -> int:
+        """Release the buffered leases `predicate` picks without burning their attempts; returns how many."""
+        leases = self.buffered.take_if(predicate)
+        for lease in leases:
+            self._give_back(lease, reason)
+        return len(leases)
+
+    def _give_back(self, lease: Lease, reason: str) -> None:
+        queue.release(lease)
+        logger.info("buffered lease released job=%s kind=%s (%s; attempt refunded)", lease.id, lease.kind, reason)
 
     def lease_exclusions(self) -> set[str]:
         """Source ids whose jobs this worker must not lease now: the one place leasing leaves sources out.
@@ -301,14 +357,15 @@ class Worker:
             if once and stepped:
                 self.collect_finished()
                 self.enforce_deadlines()
+                self.fill_slots()  # what the one step leased ahead runs too
             else:
                 found = self.step()
                 stepped = True
                 if found and not once:
                     continue
-                if drain and not found and not self.in_flight:
+                if drain and not found and not self.in_flight and not len(self.buffered):
                     return
-            if once and not self.in_flight:
+            if once and not self.in_flight and not len(self.buffered):
                 return
             self.wake.wait(self.idle_wait_secs())
 
@@ -367,10 +424,15 @@ class Worker:
 
     def _run_job(self, job: InFlight, handler: Handler, context: Any) -> None:
         # Runs on a pool thread, on that thread's persistent connection.
+        started = time.monotonic()
         try:
-            job.future.set_result(handler(job.lease.payload, context))
+            result = handler(job.lease.payload, context)
         except BaseException as exc:  # reported through the future, judged by the loop
+            job.ran_secs = time.monotonic() - started
             job.future.set_exception(exc)
+        else:
+            job.ran_secs = time.monotonic() - started
+            job.future.set_result(result)
         finally:
             self.wake.set()
 
@@ -384,6 +446,7 @@ class Worker:
             if not job.future.done():
                 continue
             del self.in_flight[job_id]
+            self.typical_job_secs = typical_after(self.typical_job_secs, job.ran_secs)
             with job.lock:
                 if job.settled:
                     continue
@@ -487,6 +550,7 @@ class Worker:
                 job.settled = True
             job.cancel.set()
             timeout = self.config.job_timeout_secs
+            self.typical_job_secs = typical_after(self.typical_job_secs, timeout)  # long jobs: stop leasing ahead
             self.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
 
     def _heartbeat_loop(self) -> None:
@@ -501,13 +565,17 @@ class Worker:
     def heartbeat(self) -> None:
         """Renew every lease this worker holds in one statement; drop the jobs whose lease is gone.
 
-        Held means running jobs not yet settled and done jobs whose ack is
-        still in the batch (their rows are running until it goes out). A lost
-        running job gets its cancel event and no ack at all: the row belongs
-        to someone else now. A lost done job's ack steps aside by itself.
+        Held means running jobs not yet settled, leases buffered ahead of a
+        free slot, and done jobs whose ack is still in the batch (their rows
+        are running until it goes out). A lost running job gets its cancel
+        event and no ack at all: the row belongs to someone else now. A lost
+        buffered lease is dropped unrun (or, if the loop started it
+        meanwhile, abandoned like a running job). A lost done job's ack steps
+        aside by itself.
         """
         jobs = [job for job in list(self.in_flight.values()) if not job.settled]
-        leases = [job.lease for job in jobs] + self.acks.pending()
+        buffered = self.buffered.pending()
+        leases = [job.lease for job in jobs] + buffered + self.acks.pending()
         if not leases:
             return
         try:
@@ -518,20 +586,31 @@ class Worker:
         for job in jobs:
             if job.lease.id not in held:
                 self._abandon(job)
+        for lease in buffered:
+            if lease.id in held:
+                continue
+            if self.buffered.discard(lease):
+                self._lease_lost(lease)
+            elif (job := self.in_flight.get(lease.id)) is not None and job.lease == lease:
+                self._abandon(job)
 
     def _abandon(self, job: InFlight) -> None:
         with job.lock:
             if job.settled:  # the loop settled it meanwhile: its ack or release is what renew saw
                 return
             job.settled = True
-        logger.warning(
-            "lease lost job=%s kind=%s generation=%d: dropping the job without acking",
-            job.lease.id,
-            job.lease.kind,
-            job.lease.lease_generation,
-        )
+        self._lease_lost(job.lease)
         job.cancel.set()
         self.wake.set()
+
+    @staticmethod
+    def _lease_lost(lease: Lease) -> None:
+        logger.warning(
+            "lease lost job=%s kind=%s generation=%d: dropping the job without acking",
+            lease.id,
+            lease.kind,
+            lease.lease_generation,
+        )
 
     # --- control and periodic duties ------------------------------------------------------
 
