@@ -377,6 +377,11 @@ LOGGING = {
     },
 }
 
+# --- Library API ------------------------------------------------------------------
+# A title search counts its matches up to this many; past it the API's `count` is this lower bound
+# (`count_exact: false`) and pages are found by reading them. 0 always counts exactly.
+CATALOG_SEARCH_COUNT_CAP = _non_negative("CATALOG_SEARCH_COUNT_CAP", 1000)
+
 # --- Readers (OPDS, CBZ, web reader) -------------------------------------------
 # Language of a source's text when its settings have no "language" key (dc:language, ComicInfo LanguageISO).
 READER_DEFAULT_LANGUAGE = _read(

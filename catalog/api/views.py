@@ -37,7 +37,7 @@ from rest_framework.views import APIView
 from catalog.api import extensions
 from catalog.api import serializers as s
 from catalog.api.auth import API_AUTHENTICATION
-from catalog.api.pagination import Pagination
+from catalog.api.pagination import Pagination, SearchPagination
 from catalog.bookmarks import create_bookmark
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
 from catalog.search import title_search
@@ -125,7 +125,7 @@ _image_responses = {
     retrieve=extend_schema(summary="One manga with its chapters (dropped ones flagged)"),
 )
 class MangaViewSet(LibraryAccess, viewsets.ReadOnlyModelViewSet):
-    pagination_class = Pagination
+    pagination_class = SearchPagination
 
     def get_queryset(self) -> QuerySet[Manga]:
         if self.action == "list":
