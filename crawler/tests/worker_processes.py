@@ -75,15 +75,16 @@ class WorkerProcess:
 class WorkerProcesses:
     """Starts worker processes; whatever is still running at teardown is killed."""
 
-    def __init__(self, env: dict[str, str], manage_cmd: list[str], log_dir: Path) -> None:
+    def __init__(self, env: dict[str, str], manage_cmd: list[str], log_dir: Path, *, schedule: bool = False) -> None:
         self.env = env
         self.manage_cmd = manage_cmd
         self.log_dir = log_dir
+        self.schedule = schedule
         self.started: list[WorkerProcess] = []
 
     def start(self, *args: str, command: str = "crawl_worker", **env: str) -> WorkerProcess:
-        """Start `manage.py <command> *args`; crawl workers never schedule their own metadata pass here."""
-        if command == "crawl_worker":
+        """Start `manage.py <command> *args`; crawl workers schedule their own metadata pass only if `schedule`."""
+        if command == "crawl_worker" and not self.schedule:
             args = ("--no-schedule", *args)
         log_path = self.log_dir / f"{command}-{len(self.started)}.log"
         with open(log_path, "w") as log:
