@@ -74,11 +74,12 @@ class SubstringRanked(QuerySet):
     """Substring matches ranked by matched-title length, whose slices read only the matches that can reach them.
 
     Rows [a:b] are among the b shortest title matches and the b shortest
-    alternative-title-only matches (the two `walks`). Each walk is an index
-    scan of `catalog_manga_*_length` that stops after b rows when the query
-    is common, or a trigram bitmap and a small sort when it is rare (the
-    planner's choice, from the titles' statistics). Without the cut, a word
-    in a fifth of the library would rank every match to show fifty.
+    alternative-title-only matches (the two `walks`), each an index scan of
+    `catalog_manga_*_length` that stops after b rows. Without the cut, a
+    word in a fifth of the library would rank every match to show fifty.
+    The walks pay off only for a common query (`cut_threshold`), so a
+    capped count decides first: the planner's own guess of how many titles
+    contain a string is too rough to decide it.
 
     The walks are built with the search, so a later filter or a new order
     gives up the cut (and stays correct) rather than cutting the wrong rows.
@@ -99,7 +100,8 @@ class SubstringRanked(QuerySet):
         clone._walks = self._walks
         return clone
 
-    def _uncut(self, queryset: QuerySet[Manga]) -> SubstringRanked:
+    @staticmethod
+    def _uncut(queryset: QuerySet[Manga]) -> SubstringRanked:
         queryset._walks = None  # type: ignore[attr-defined]
         return queryset  # type: ignore[return-value]
 

@@ -43,9 +43,9 @@ class CappedCountPaginator(DjangoPaginator):
     that stops after it (catalog/search.py).
     """
 
-    def __init__(self, *args: Any, cap: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.cap = settings.CATALOG_SEARCH_COUNT_CAP if cap is None else cap
+        self.cap = settings.CATALOG_SEARCH_COUNT_CAP
 
     @cached_property
     def _counted(self) -> int:
