@@ -1,6 +1,6 @@
 """Queue throughput: our production worker loop against PgQueuer's and Procrastinate's own workers.
 
-    python bench/queue_throughput.py [--workers 2] [--concurrency 4] [--batch 10] [--jobs 4000]
+    python bench/queue_throughput.py [--workers 2] [--concurrency 4] [--batch 10] [--jobs 4000] [--rounds 3]
 
 One run, one PostgreSQL server, W worker processes x C concurrency for every
 system, each system in its own fresh scratch database (dropped at the end
@@ -8,7 +8,8 @@ unless --keep). Rows, in this order:
 
 - ours, production worker: `crawler.workers.loop.Worker.run(drain=True)`,
   the loop `crawl_worker`/`analyze_worker` run, with a no-op handler for
-  `analyze_page` (concurrency C, ack batch 10). THE HEADLINE;
+  `analyze_page`: concurrency C, and a lease statement claims `batch` jobs
+  (lease-ahead = batch - C) as PgQueuer's dequeue does. THE HEADLINE;
 - ours, queue API alone: `lease(batch)` then `ack_done_many` in a loop, what
   no worker runs but the best case of the queue itself;
 - PgQueuer: its `QueueManager.run(batch_size=batch, mode=drain)`, an async
@@ -20,7 +21,9 @@ unless --keep). Rows, in this order:
 For each system: enqueue throughput one job per call (--single jobs) and
 batched (chunks of 1,000), the drain of --jobs no-op jobs (processes started
 and connected, then released together; jobs/s = jobs over the time from the
-release to the last job recorded done, both on the database clock), the same
+release to the last job recorded done, both on the database clock; --rounds
+drains, the median reported since one drain of 4,000 jobs lasts under a
+second and single runs vary by a fifth), the same
 drain with a handler that writes one row per job, and the enqueue -> done
 latency of jobs enqueued one at a time at --latency-rate while W x C workers
 run. Transactions and new sessions per job come from pg_stat_database.
@@ -110,14 +113,24 @@ def _touch_handler() -> Callable[[Any, Any], None]:
     return touch
 
 
-def ours_worker(dsn: str, concurrency: int, write: bool, drain: bool, ready: Any, go: Any, results: Any) -> None:
+def ours_worker(
+    dsn: str, concurrency: int, batch: int, write: bool, drain: bool, ready: Any, go: Any, results: Any
+) -> None:
     _django(dsn)
     from django.db import connection
 
     from crawler.workers.loop import Worker, WorkerConfig
 
     handler = _touch_handler() if write else (lambda payload, ctx: None)
-    worker = Worker(WorkerConfig(role="bench", handlers={"analyze_page": handler}, concurrency=concurrency))
+    # A lease statement claims `batch` jobs, as PgQueuer's dequeue does: concurrency + lease-ahead.
+    config = WorkerConfig(
+        role="bench",
+        handlers={"analyze_page": handler},
+        concurrency=concurrency,
+        lease_ahead=max(batch - concurrency, 0),
+        ack_batch=batch,
+    )
+    worker = Worker(config)
     connection.ensure_connection()
     ready.put(os.getpid())
     go.wait()
@@ -126,7 +139,9 @@ def ours_worker(dsn: str, concurrency: int, write: bool, drain: bool, ready: Any
     results.put(time.process_time() - cpu)
 
 
-def queue_api_worker(dsn: str, batch: int, write: bool, drain: bool, ready: Any, go: Any, results: Any) -> None:
+def queue_api_worker(
+    dsn: str, concurrency: int, batch: int, write: bool, drain: bool, ready: Any, go: Any, results: Any
+) -> None:
     _django(dsn)
     from datetime import timedelta
 
@@ -160,7 +175,9 @@ async def _touch_pool(dsn: str, size: int) -> Any:
     return pool
 
 
-def pgqueuer_worker(dsn: str, batch: int, write: bool, drain: bool, ready: Any, go: Any, results: Any) -> None:
+def pgqueuer_worker(
+    dsn: str, concurrency: int, batch: int, write: bool, drain: bool, ready: Any, go: Any, results: Any
+) -> None:
     from pgqueuer.db import PsycopgDriver
     from pgqueuer.qm import QueueManager
     from pgqueuer.queries import Queries
@@ -235,7 +252,7 @@ def procrastinate_app(dsn: str, pool: list[Any] | None = None) -> Any:
 
 
 def procrastinate_worker(
-    dsn: str, concurrency: int, write: bool, drain: bool, ready: Any, go: Any, results: Any
+    dsn: str, concurrency: int, batch: int, write: bool, drain: bool, ready: Any, go: Any, results: Any
 ) -> None:
     _quiet()
 
@@ -280,8 +297,7 @@ class System:
     name: str
     prepare: Callable[[str], None]  # schema into a fresh database
     enqueue: Callable[..., None] | None  # (dsn, jobs, chunk, results)
-    worker: Callable[..., None]
-    worker_arg: str  # "concurrency" or "batch": what the worker function takes after dsn
+    worker: Callable[..., None]  # (dsn, concurrency, batch, write, drain, ready, go, results)
     completed: str  # SQL: how many jobs finished successfully
     clear: str  # SQL: empty the tables between phases
     latency: str = ""  # SQL: p50, p95 seconds from enqueue to done
@@ -315,9 +331,8 @@ def run_child(target: Callable[..., None], *args: Any) -> Any:
 def start_workers(system: System, dsn: str, args: argparse.Namespace, write: bool, drain: bool) -> tuple:
     ctx = mp.get_context("spawn")
     ready, go, results = ctx.Queue(), ctx.Event(), ctx.Queue()
-    arg = args.concurrency if system.worker_arg == "concurrency" else args.batch
     procs = [
-        ctx.Process(target=system.worker, args=(dsn, arg, write, drain, ready, go, results))
+        ctx.Process(target=system.worker, args=(dsn, args.concurrency, args.batch, write, drain, ready, go, results))
         for _ in range(args.workers)
     ]
     for proc in procs:
@@ -465,14 +480,18 @@ def bench_system(system: System, server: str, args: argparse.Namespace) -> Resul
         else:
             run_child(ours_enqueue, dsn, args.jobs, CHUNK)
         for handler in ("noop", "write"):
-            if handler == "write":
-                execute(dsn, system.clear)
-                run_child(system.enqueue or ours_enqueue, dsn, args.jobs, CHUNK)
-            secs, xact_per_job, sessions, cpu = drain(system, dsn, args, args.jobs, write=handler == "write")
-            result.drain[handler] = args.jobs / secs
-            result.per_job[handler] = (xact_per_job, sessions)
-            result.cpu[handler] = cpu
-            print(f"  {system.name} [{handler}]: {args.jobs / secs:,.0f} jobs/s", flush=True)
+            rounds = []
+            for n in range(args.rounds):
+                if handler == "write" or n > 0:  # the first no-op round drains what the enqueue phase queued
+                    execute(dsn, system.clear)
+                    run_child(system.enqueue or ours_enqueue, dsn, args.jobs, CHUNK)
+                secs, xact_per_job, sessions, cpu = drain(system, dsn, args, args.jobs, write=handler == "write")
+                rounds.append((args.jobs / secs, (xact_per_job, sessions), cpu))
+            rounds.sort(key=lambda r: r[0])
+            rate, result.per_job[handler], result.cpu[handler] = rounds[len(rounds) // 2]  # the median round
+            result.drain[handler] = rate
+            each = ", ".join(f"{r[0]:,.0f}" for r in rounds)
+            print(f"  {system.name} [{handler}]: {rate:,.0f} jobs/s (median of {each})", flush=True)
             if system.enqueue is None:
                 break  # the queue-API row has no handler: the no-op drain only
         if system.latency and args.latency_jobs:
@@ -532,11 +551,10 @@ def systems(args: argparse.Namespace) -> list[System]:
     return [
         System(
             "ours",
-            f"ours: production Worker loop (concurrency {c}, ack batch 10)",
+            f"ours: production Worker loop (concurrency {c}, batch {args.batch})",
             prepare_ours,
             ours_enqueue,
             ours_worker,
-            "concurrency",
             ours_done,
             ours_clear,
             latency=_p50_p95("extract(epoch FROM updated_at - created_at)", "crawler_jobs WHERE state = 'done'"),
@@ -548,7 +566,6 @@ def systems(args: argparse.Namespace) -> list[System]:
             prepare_ours,
             None,
             queue_api_worker,
-            "batch",
             ours_done,
             ours_clear,
             finished_at=OURS_FINISHED,
@@ -559,7 +576,6 @@ def systems(args: argparse.Namespace) -> list[System]:
             prepare_pgqueuer,
             pgqueuer_enqueue,
             pgqueuer_worker,
-            "batch",
             "SELECT count(*) FROM pgqueuer_log WHERE status = 'successful'",
             "TRUNCATE pgqueuer, pgqueuer_log, bench_touch",
             latency=_p50_p95(
@@ -576,7 +592,6 @@ def systems(args: argparse.Namespace) -> list[System]:
             prepare_procrastinate,
             procrastinate_enqueue,
             procrastinate_worker,
-            "concurrency",
             "SELECT count(*) FROM procrastinate_jobs WHERE status = 'succeeded'",
             "TRUNCATE procrastinate_jobs CASCADE; TRUNCATE bench_touch",
             latency=_p50_p95(
@@ -595,6 +610,7 @@ def systems(args: argparse.Namespace) -> list[System]:
 def report(results: list[Result], args: argparse.Namespace) -> None:
     print(
         f"\n{args.jobs} jobs, {args.workers} processes x concurrency {args.concurrency}, batch {args.batch}, "
+        f"median of {args.rounds} drains, "
         f"{os.cpu_count()} CPUs; latency: {args.latency_jobs} jobs enqueued one at a time at {args.latency_rate:g}/s"
     )
     print(
@@ -646,7 +662,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=4000)
     parser.add_argument("--workers", type=int, default=2, help="worker processes per system")
     parser.add_argument("--concurrency", type=int, default=4, help="jobs at once per process")
-    parser.add_argument("--batch", type=int, default=10, help="lease/fetch batch (queue API, PgQueuer)")
+    parser.add_argument(
+        "--batch", type=int, default=10, help="jobs claimed per lease/fetch statement (ours, queue API, PgQueuer)"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="drains per system and handler; the median is reported")
     parser.add_argument("--single", type=int, default=500, help="of --jobs, how many are enqueued one per call")
     parser.add_argument("--latency-jobs", type=int, default=1000)
     parser.add_argument("--latency-rate", type=float, default=200.0, help="jobs/s enqueued in the latency phase")
@@ -655,8 +674,8 @@ def main() -> None:
     parser.add_argument("--db-prefix", default=DB_PREFIX, help="scratch databases are <prefix>_<system>")
     parser.add_argument("--keep", action="store_true", help="keep the scratch databases")
     args = parser.parse_args()
-    if min(args.jobs, args.workers, args.concurrency, args.batch) < 1 or args.single < 0:
-        parser.error("--jobs, --workers, --concurrency and --batch must be positive")
+    if min(args.jobs, args.workers, args.concurrency, args.batch, args.rounds) < 1 or args.single < 0:
+        parser.error("--jobs, --workers, --concurrency, --batch and --rounds must be positive")
     server = server_url(args.pg)
     chosen = {key.strip() for key in args.only.split(",")}
     print(

@@ -301,7 +301,8 @@ CRAWLER_JOB_TIMEOUT_SECS = _positive("CRAWLER_JOB_TIMEOUT_SECS", 600)
 CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES = _positive("CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES", 5)
 CRAWLER_BROWSER_RESTART_THRESHOLD = _positive("CRAWLER_BROWSER_RESTART_THRESHOLD", 3)
 CRAWLER_WORKERS = _positive("CRAWLER_WORKERS", 2)
-# Leases a worker may hold beyond its free slots while its jobs are short (crawler.workers.ahead); 0 disables.
+# While jobs are short, one lease statement claims concurrency + this many jobs, the rest waiting for a slot
+# (crawler.workers.ahead); 0 disables.
 CRAWLER_LEASE_AHEAD = _non_negative("CRAWLER_LEASE_AHEAD", 6)
 CRAWLER_LEASE_SECS = _positive("CRAWLER_LEASE_SECS", 60)
 CRAWLER_HEARTBEAT_SECS = _positive("CRAWLER_HEARTBEAT_SECS", 20)

@@ -43,14 +43,16 @@ def test_typical_job_time_is_a_moving_average_starting_at_the_first_sample():
     [
         (0, 0, 0, 0),  # no lease-ahead, every slot busy: wait
         (3, 0, 0, 3),  # no lease-ahead: the free slots, as without a buffer
-        (0, 0, 6, 6),  # slots busy, buffer empty: claim the buffer's worth while they run
-        (2, 0, 6, 8),  # idle slots and the buffer, one statement
+        (0, 0, 6, 10),  # slots busy, buffer empty: a whole batch while they run
+        (2, 0, 6, 10),  # idle slots and the buffer: still one batch, not the free slots plus ahead
+        (4, 0, 6, 10),  # every slot free: the batch fills them and the buffer
+        (4, 0, 2, 6),
         (0, 1, 6, 0),  # the buffer still covers the next freed slot: no statement per slot
         (0, 6, 6, 0),
     ],
 )
-def test_leases_wanted(free, buffered, ahead, wanted):
-    assert leases_wanted(free, buffered, ahead) == wanted
+def test_leases_wanted_with_concurrency_4(free, buffered, ahead, wanted):
+    assert leases_wanted(free, buffered, ahead, concurrency=4) == wanted
 
 
 def _lease(n: int) -> queue.Lease:

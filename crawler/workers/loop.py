@@ -1,7 +1,8 @@
 """The lease loop shared by every worker command.
 
-A `Worker` leases as many jobs of its kinds as it has free slots (one
-statement), runs them on a bounded pool of long-lived job threads
+A `Worker` leases jobs of its kinds in one statement: its free slots, or
+while jobs are short a whole batch with the rest held for the next free
+slots (`crawler.workers.ahead`); runs them on a bounded pool of long-lived job threads
 (`crawler.workers.pool`: one persistent connection each) with a cancel event
 per job, heartbeats every lease it holds in one statement (`renew_many`), and
 finishes each one by its lease generation:
@@ -45,7 +46,6 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -81,7 +81,7 @@ SHUTDOWN_GRACE_SECS = 5.0
 # dashboard never sees a finished job as running for long.
 ACK_BATCH = 10
 ACK_DELAY_SECS = 0.005
-# Leases held ahead of free slots, only while jobs typically finish within
+# Batches claimed ahead of free slots, only while jobs typically finish within
 # LEASE_AHEAD_MAX_JOB_SECS (`crawler.workers.ahead`).
 LEASE_AHEAD_MAX_JOB_SECS = 0.1
 
@@ -129,9 +129,12 @@ class WorkerConfig:
 class InFlight:
     lease: Lease
     cancel: threading.Event
-    future: Future
     deadline: float  # time.monotonic()
-    # How long the handler ran; set by its job thread before the future resolves.
+    # Written by the job thread when the handler returns or raises: `error`
+    # and `ran_secs` first, `finished` last, so the loop that sees `finished`
+    # sees both (a Future's condition variable cost more than the job).
+    finished: bool = False
+    error: BaseException | None = None
     ran_secs: float = 0.0
     # Set once the loop has acked, released or abandoned the lease; the
     # handler's eventual result is then ignored. Guarded by `lock` so the
@@ -215,7 +218,7 @@ class Worker:
         self.give_back_buffered(lambda _lease: True, "shutdown")
         for thread in self.pool.stop(timeout=grace_secs):
             logger.warning("shutdown: %s did not stop within %.0f s; leaving it", thread.name, grace_secs)
-        self.in_flight = {k: j for k, j in self.in_flight.items() if not j.future.done()}
+        self.in_flight = {k: j for k, j in self.in_flight.items() if not j.finished}
         self._heartbeat_stop.set()
         if self._heartbeat is not None:
             self._heartbeat.join(timeout=grace_secs)
@@ -258,7 +261,7 @@ class Worker:
             return False
         started = self.fill_slots()
         free = self.config.concurrency - len(self.in_flight)
-        wanted = leases_wanted(free, len(self.buffered), self.lease_ahead())
+        wanted = leases_wanted(free, len(self.buffered), self.lease_ahead(), self.config.concurrency)
         if wanted <= 0:
             if self.acks.due():
                 self.flush_acks()
@@ -399,7 +402,7 @@ class Worker:
             queue.ack_failed(lease, f"no handler for kind {lease.kind!r} in the {self.config.role} worker")
             return
         cancel = threading.Event()
-        job = InFlight(lease, cancel, Future(), time.monotonic() + self.config.job_timeout_secs)
+        job = InFlight(lease, cancel, time.monotonic() + self.config.job_timeout_secs)
         self.in_flight[lease.id] = job
         context = self._context(lease, cancel)
         logger.info("job start job=%s kind=%s attempt=%d/%d", lease.id, lease.kind, lease.attempts, lease.max_attempts)
@@ -426,14 +429,12 @@ class Worker:
         # Runs on a pool thread, on that thread's persistent connection.
         started = time.monotonic()
         try:
-            result = handler(job.lease.payload, context)
-        except BaseException as exc:  # reported through the future, judged by the loop
-            job.ran_secs = time.monotonic() - started
-            job.future.set_exception(exc)
-        else:
-            job.ran_secs = time.monotonic() - started
-            job.future.set_result(result)
+            handler(job.lease.payload, context)
+        except BaseException as exc:  # reported to the loop, which judges it
+            job.error = exc
         finally:
+            job.ran_secs = time.monotonic() - started
+            job.finished = True
             self.wake.set()
 
     def collect_finished(self) -> None:
@@ -443,7 +444,7 @@ class Worker:
 
     def _collect(self) -> None:
         for job_id, job in list(self.in_flight.items()):
-            if not job.future.done():
+            if not job.finished:
                 continue
             del self.in_flight[job_id]
             self.typical_job_secs = typical_after(self.typical_job_secs, job.ran_secs)
@@ -451,7 +452,7 @@ class Worker:
                 if job.settled:
                     continue
                 job.settled = True
-            self._settle(job.lease, job.future.exception())
+            self._settle(job.lease, job.error)
 
     def flush_acks(self) -> None:
         """Ack the pending done jobs in one statement (each row still guarded by its own lease)."""

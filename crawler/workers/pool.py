@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 logger = logging.getLogger(__name__)
 
@@ -44,25 +45,28 @@ class ConnectionKeeper:
         self._seen_at = 0.0
 
     def tidy(self) -> None:
-        raw = connection.connection
+        # One lookup of this thread's connection: each `django.db.connection`
+        # attribute is a thread-local lookup of its own, and this runs per job.
+        db = connections[DEFAULT_DB_ALIAS]
+        raw = db.connection
         if raw is None:
             self._raw = None
             return
         now = self.clock()
         if raw is not self._raw:  # opened during the last job: its age counts from now
             self._raw, self._seen_at = raw, now
-        if connection_should_close(now - self._seen_at, self.max_age_secs, self._broken()):
-            connection.close()
+        if connection_should_close(now - self._seen_at, self.max_age_secs, self._broken(db)):
+            db.close()
             self._raw = None
 
     @staticmethod
-    def _broken() -> bool:
+    def _broken(db: BaseDatabaseWrapper) -> bool:
         # A handler that left a transaction open would run the next job inside
         # it; an error Django recorded may have killed the session. Only then
         # does the check cost a round trip (`is_usable`).
-        if connection.in_atomic_block or not connection.get_autocommit():
+        if db.in_atomic_block or not db.get_autocommit():
             return True
-        return bool(connection.errors_occurred) and not connection.is_usable()
+        return bool(db.errors_occurred) and not db.is_usable()
 
 
 class JobPool:
@@ -78,7 +82,8 @@ class JobPool:
 
     def submit(self, task: Task) -> None:
         """Run `task` on a pool thread. The caller keeps at most `size` tasks outstanding."""
-        self._start()
+        if len(self._threads) < self.size:
+            self._start()
         self._tasks.put(task)
 
     def _start(self) -> None:
