@@ -49,15 +49,34 @@ class Job(models.Model):
     dedup_key = models.CharField(max_length=200, null=True, blank=True)
     # Denormalised from the payload when it names one, so admin lists can
     # label and search jobs by manga title and requeue by manga/chapter.
-    # No database constraint: a job may outlive (or precede) its row.
+    # No database constraint: a job may outlive (or precede) its row. Indexed
+    # only where set (Meta.indexes).
     manga = models.ForeignKey(
-        "catalog.Manga", null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+        "catalog.Manga",
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
     )
     chapter = models.ForeignKey(
-        "catalog.Chapter", null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+        "catalog.Chapter",
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
     )
     page = models.ForeignKey(
-        "catalog.Page", null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+        "catalog.Page",
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
     )
 
     class Meta:
@@ -78,8 +97,21 @@ class Job(models.Model):
             ),
             # Used by the dashboard's dead-jobs list (crawler.api dead-jobs), newest first.
             models.Index(fields=["-updated_at"], name="crawler_jobs_dead_idx", condition=Q(state="dead")),
-            models.Index(fields=["state", "kind"], name="crawler_jobs_state_kind_idx"),
+            # Every lease and ack writes a new row version and so an entry in
+            # each index whose condition it meets: the indexes below leave out
+            # what no query asks for (done rows, unset references), five index
+            # entries fewer per job.
+            # Used by the status counts and reconcile (pending, running, dead per kind).
+            models.Index(
+                fields=["state", "kind"],
+                name="crawler_jobs_counted_idx",
+                condition=Q(state__in=["pending", "running", "dead"]),
+            ),
             models.Index(fields=["-updated_at"], name="crawler_jobs_updated_idx"),
+            # Requeue by manga, chapter or page (crawler.queue.dead_jobs_in_scope) and the admin's labels.
+            models.Index(fields=["manga"], name="crawler_jobs_manga_idx", condition=Q(manga__isnull=False)),
+            models.Index(fields=["chapter"], name="crawler_jobs_chapter_idx", condition=Q(chapter__isnull=False)),
+            models.Index(fields=["page"], name="crawler_jobs_page_idx", condition=Q(page__isnull=False)),
         ]
 
     def __str__(self) -> str:

@@ -315,7 +315,7 @@ _CLAIM_LEASED = """
 # order and stop after `max` rows. When the statistics are stale (a burst of
 # enqueues the last ANALYZE never saw, so pending rows look rare, which a
 # table of done history keeps true for long) the planner instead fetches
-# every pending row through crawler_jobs_state_kind_idx and sorts them all:
+# every pending row through crawler_jobs_counted_idx and sorts them all:
 # O(backlog) per lease, 16 ms at 10,000 pending against under 1 ms. With
 # sorts off for the lease's own transaction, the index walk is the one plan
 # that needs no sort. JIT goes off with them: a disabled node's cost must never
@@ -470,7 +470,7 @@ def _dead_letter_undecodable(job_id: uuid.UUID, generation: int, error: str) -> 
 def _by_id_while_running(job_id: uuid.UUID) -> QuerySet[Job]:
     """The row `job_id` if it is running, found through the primary key only.
 
-    A plain `state = 'running'` lets the planner pick crawler_jobs_state_kind_idx
+    A plain `state = 'running'` lets the planner pick crawler_jobs_counted_idx
     (running rows look rare), and that index still holds a dead 'running' entry
     for every job leased since the last vacuum, so each ack would walk them all:
     O(jobs drained) per ack. Comparing an expression of `state` keeps the guard

@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from crawler import queue
-from crawler.errors import JobCancelled, SessionExpired, SourceUnavailable
+from crawler.errors import CrawlerError, JobCancelled, SessionExpired, SourceUnavailable
 from crawler.models import Job, JobState
 from crawler.queue.payloads import SyncChapterContent
 from crawler.tests.test_worker_loop import KIND, enqueue_chapter, make_worker, wait_for_in_flight
@@ -196,17 +196,70 @@ def test_an_open_circuit_gives_the_buffered_leases_back(workers):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.sqlite_ok
 def test_a_buffered_jobs_deadline_counts_from_when_it_starts(workers):
-    first, second = enqueue_chapter(), enqueue_chapter()
+    _, second = enqueue_chapter(), enqueue_chapter()
     release = threading.Event()
-    worker = workers(lambda payload, ctx: release.wait(20), job_timeout_secs=1.0)
+    left_at_start: dict[uuid.UUID, float] = {}
+
+    def handler(payload, ctx):
+        left_at_start[ctx.lease.id] = worker.in_flight[ctx.lease.id].deadline - time.monotonic()
+        release.wait(20)
+
+    worker = workers(handler, job_timeout_secs=1.0)
     worker.typical_job_secs = 0.01
     worker.step()
     time.sleep(0.6)  # the buffered lease waits most of a timeout for its slot
     release.set()
     wait_for_in_flight(worker)
-    assert job(first).state == JobState.DONE
 
-    assert worker.step() is True  # starts the buffered job
-    assert worker.in_flight[second].deadline - time.monotonic() > 0.8
-    wait_for_in_flight(worker)
+    assert left_at_start[second] > 0.8
     assert Job.objects.filter(kind=KIND, state=JobState.DONE).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.sqlite_ok
+def test_short_jobs_run_back_to_back_on_their_thread_without_a_loop_step(workers):
+    ids = [enqueue_chapter() for _ in range(3)]
+    ran: list[tuple[uuid.UUID, str]] = []
+    all_ran = threading.Event()
+
+    def handler(payload, ctx):
+        ran.append((ctx.lease.id, threading.current_thread().name))
+        if len(ran) == 3:
+            all_ran.set()
+
+    worker = workers(handler)  # concurrency 1, two leases ahead
+    worker.typical_job_secs = 0.01
+    assert worker.step() is True
+
+    assert all_ran.wait(5), "the buffered jobs waited for the loop"
+    assert [job_id for job_id, _ in ran] == ids  # lease order
+    assert len({thread for _, thread in ran}) == 1
+    wait_for_in_flight(worker)
+    assert {job(i).state for i in ids} == {JobState.DONE}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.sqlite_ok
+def test_a_failed_job_stops_its_thread_from_starting_the_next_buffered_one(workers):
+    first, second = enqueue_chapter(), enqueue_chapter()
+    ran = []
+
+    def handler(payload, ctx):
+        ran.append(ctx.lease.id)
+        if ctx.lease.id == first:
+            raise CrawlerError("image download cut short")
+
+    worker = workers(handler)
+    worker.typical_job_secs = 0.01
+    worker.step()
+    deadline = time.monotonic() + 5
+    while not worker.in_flight[first].finished:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    time.sleep(0.1)
+
+    assert ran == [first] and len(worker.buffered) == 1  # the loop judges the failure first
+    wait_for_in_flight(worker)
+    assert worker.step() is True
+    wait_for_in_flight(worker)
+    assert ran == [first, second]

@@ -170,6 +170,8 @@ class Worker:
         self.control = Cadence()
         self._connection = ConnectionKeeper(config.conn_max_age_secs)
         self._browser_lock = threading.Lock()
+        # Job threads start buffered jobs themselves (`_follow_up`); shutdown's release takes this too.
+        self._start_lock = threading.Lock()
         self._restart_generation = 0
         self._published_circuit: str | None = None
         self._heartbeat: threading.Thread | None = None
@@ -207,7 +209,9 @@ class Worker:
         """
         self.request_stop()
         self.collect_finished()
-        for job in list(self.in_flight.values()):
+        with self._start_lock:  # no job thread starts another after this
+            running = list(self.in_flight.values())
+        for job in running:
             with job.lock:
                 if job.settled:
                     continue
@@ -260,8 +264,7 @@ class Worker:
                 self.flush_acks()
             return False
         started = self.fill_slots()
-        free = self.config.concurrency - len(self.in_flight)
-        wanted = leases_wanted(free, len(self.buffered), self.lease_ahead(), self.config.concurrency)
+        wanted = leases_wanted(self.pool.free(), len(self.buffered), self.lease_ahead(), self.config.concurrency)
         if wanted <= 0:
             if self.acks.due():
                 self.flush_acks()
@@ -296,7 +299,7 @@ class Worker:
         """
         started = 0
         excluded = self.lease_exclusions()
-        while len(self.in_flight) < self.config.concurrency and (lease := self.buffered.pop()) is not None:
+        while self.pool.free() > 0 and (lease := self.buffered.pop()) is not None:
             if excluded and _source_id(lease) in excluded:
                 self._give_back(lease, "source paused or cooling")
                 continue
@@ -401,12 +404,39 @@ class Worker:
         if handler is None:
             queue.ack_failed(lease, f"no handler for kind {lease.kind!r} in the {self.config.role} worker")
             return
+        self.pool.submit(self._start(lease, handler))
+
+    def _start(self, lease: Lease, handler: Handler) -> Callable[[], Any]:
+        """Register `lease` as running from now (its deadline counts from here); the task that runs it."""
         cancel = threading.Event()
         job = InFlight(lease, cancel, time.monotonic() + self.config.job_timeout_secs)
         self.in_flight[lease.id] = job
         context = self._context(lease, cancel)
         logger.info("job start job=%s kind=%s attempt=%d/%d", lease.id, lease.kind, lease.attempts, lease.max_attempts)
-        self.pool.submit(lambda: self._run_job(job, handler, context))
+        return lambda: self._run_job(job, handler, context)
+
+    def _follow_up(self) -> Callable[[], Any] | None:
+        """On a job thread whose job just succeeded: start the next buffered lease here, or None.
+
+        Short jobs then run back to back on their thread instead of each
+        waiting for the loop to hand it over (two thread switches a job). Only
+        after a success, so a failure, a timeout or a login wall is judged by
+        the loop before anything else starts, and never while stopping, with
+        the circuit open, or for a lease of a paused or cooling source (that
+        one stays buffered for the loop to give back). Registered under
+        `_start_lock`, so shutdown's release sees every job that started.
+        """
+        with self._start_lock:
+            if self.stop_event.is_set() or self.breaker.open_until is not None:
+                return None
+            lease = self.buffered.pop_unless(self.lease_exclusions())
+            if lease is None:
+                return None
+            handler = self.config.handlers.get(lease.kind)
+            if handler is None:  # the loop's dispatch dead-letters it
+                self.buffered.extend_left([lease])
+                return None
+            return self._start(lease, handler)
 
     def _context(self, lease: Lease, cancel: threading.Event) -> Any:
         factory = self.config.context_factory
@@ -425,17 +455,27 @@ class Worker:
                 self.browser = self.config.browser_factory()
             return self.browser
 
-    def _run_job(self, job: InFlight, handler: Handler, context: Any) -> None:
-        # Runs on a pool thread, on that thread's persistent connection.
+    def _run_job(self, job: InFlight, handler: Handler, context: Any) -> Callable[[], Any] | None:
+        """Run one job on a pool thread (on its persistent connection); returns the next job to run there, if any."""
         started = time.monotonic()
+        follow_up = None
         try:
             handler(job.lease.payload, context)
         except BaseException as exc:  # reported to the loop, which judges it
             job.error = exc
+        else:
+            # Before this job counts as finished: the thread stays busy, so the
+            # loop never hands it a second task meanwhile.
+            follow_up = self._follow_up()
         finally:
             job.ran_secs = time.monotonic() - started
             job.finished = True
-            self.wake.set()
+            if follow_up is None:
+                # The loop has something to do: judge a failure, fill this idle
+                # thread, or lease. A success that runs on needs no wake-up;
+                # its ack is collected at the next one.
+                self.wake.set()
+        return follow_up
 
     def collect_finished(self) -> None:
         """Settle every job whose handler has returned, acking the done ones before returning."""

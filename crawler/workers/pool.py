@@ -8,9 +8,13 @@ broken (an error Django saw, or a transaction left open) or it is older than
 `CRAWLER_CONN_MAX_AGE_SECS`, and always when the thread exits, so a stopped
 pool holds no connection.
 
-The loop never hands the pool more jobs than it has free slots, so a task
-never waits behind another for a thread; a handler that ignores its cancel
-event keeps its thread busy, exactly as it keeps its slot.
+The loop never hands the pool more tasks than it has free threads (`free`),
+so a task never waits behind another for a thread; a handler that ignores
+its cancel event keeps its thread busy, exactly as it keeps its slot. A task
+may return a follow-up task, which its thread runs next (after tidying its
+connection) without going back to the loop: a job thread that finished a
+short job starts the next one already leased (`Worker._run_job`). The thread
+counts as busy until it has no follow-up left.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 
 logger = logging.getLogger(__name__)
 
-Task = Callable[[], None]
+# A task returns its follow-up task, or None when its thread is free again.
+Task = Callable[[], Any]
 
 
 def connection_should_close(age_secs: float, max_age_secs: float, broken: bool) -> bool:
@@ -79,11 +84,18 @@ class JobPool:
         self._tasks: stdlib_queue.SimpleQueue[Task | None] = stdlib_queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
+        self._busy = 0  # tasks submitted whose thread has not come back for another
+
+    def free(self) -> int:
+        """How many more tasks may be submitted now: threads neither running a task nor about to."""
+        return self.size - self._busy
 
     def submit(self, task: Task) -> None:
-        """Run `task` on a pool thread. The caller keeps at most `size` tasks outstanding."""
+        """Run `task` on a pool thread. The caller submits only while `free()` is positive."""
         if len(self._threads) < self.size:
             self._start()
+        with self._lock:
+            self._busy += 1
         self._tasks.put(task)
 
     def _start(self) -> None:
@@ -97,11 +109,15 @@ class JobPool:
         keeper = ConnectionKeeper(self.conn_max_age_secs)
         try:
             while (task := self._tasks.get()) is not None:
-                try:
-                    task()
-                except BaseException:  # tasks report their own outcome; this only keeps the thread alive
-                    logger.exception("job thread: task raised")
-                keeper.tidy()
+                while task is not None:
+                    try:
+                        task = task()
+                    except BaseException:  # tasks report their own outcome; this only keeps the thread alive
+                        logger.exception("job thread: task raised")
+                        task = None
+                    keeper.tidy()
+                with self._lock:
+                    self._busy -= 1
         finally:
             connection.close()
 
