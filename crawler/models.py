@@ -21,6 +21,19 @@ class JobState(models.TextChoices):
 IN_FLIGHT_STATES = (JobState.PENDING, JobState.RUNNING)
 
 
+def _catalog_ref(to: str) -> models.ForeignKey:
+    """A job's optional reference to a catalog row: no constraint, no index of its own (Job.Meta indexes it where set)."""
+    return models.ForeignKey(
+        to,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+    )
+
+
 class Job(models.Model):
     """One unit of queued work: a kind-tagged JSON payload with lease bookkeeping.
 
@@ -51,33 +64,9 @@ class Job(models.Model):
     # label and search jobs by manga title and requeue by manga/chapter.
     # No database constraint: a job may outlive (or precede) its row. Indexed
     # only where set (Meta.indexes).
-    manga = models.ForeignKey(
-        "catalog.Manga",
-        null=True,
-        blank=True,
-        on_delete=models.DO_NOTHING,
-        db_constraint=False,
-        db_index=False,
-        related_name="+",
-    )
-    chapter = models.ForeignKey(
-        "catalog.Chapter",
-        null=True,
-        blank=True,
-        on_delete=models.DO_NOTHING,
-        db_constraint=False,
-        db_index=False,
-        related_name="+",
-    )
-    page = models.ForeignKey(
-        "catalog.Page",
-        null=True,
-        blank=True,
-        on_delete=models.DO_NOTHING,
-        db_constraint=False,
-        db_index=False,
-        related_name="+",
-    )
+    manga = _catalog_ref("catalog.Manga")
+    chapter = _catalog_ref("catalog.Chapter")
+    page = _catalog_ref("catalog.Page")
 
     class Meta:
         db_table = "crawler_jobs"
