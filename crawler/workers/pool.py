@@ -48,11 +48,20 @@ class ConnectionKeeper:
         self.clock = clock
         self._raw: Any = None
         self._seen_at = 0.0
+        self._db: BaseDatabaseWrapper | None = None
+        self._db_thread: int | None = None
+
+    def _thread_db(self) -> BaseDatabaseWrapper:
+        # The calling thread's connection wrapper, looked up once per thread:
+        # each `django.db.connection` attribute is a thread-local lookup of its
+        # own, and this runs after every job.
+        thread = threading.get_ident()
+        if self._db is None or self._db_thread != thread:
+            self._db, self._db_thread = connections[DEFAULT_DB_ALIAS], thread
+        return self._db
 
     def tidy(self) -> None:
-        # One lookup of this thread's connection: each `django.db.connection`
-        # attribute is a thread-local lookup of its own, and this runs per job.
-        db = connections[DEFAULT_DB_ALIAS]
+        db = self._thread_db()
         raw = db.connection
         if raw is None:
             self._raw = None
