@@ -53,9 +53,10 @@ def leases_wanted(free_slots: int, buffered: int, ahead: int, concurrency: int) 
     start at once and the rest wait in the buffer for the running jobs to
     finish. Claiming only the free slots plus `ahead` made the batch shrink
     with every job still running when the buffer ran dry: 7 jobs a statement
-    on average instead of 10 with no-op jobs. Refilling a part-empty buffer would spend a statement (and a
-    commit) per freed slot, the cost the buffer is there to save. Without
-    lease-ahead this is the free slots, as before.
+    on average instead of 10 with no-op jobs. Refilling a part-empty buffer
+    would spend a statement (and a commit) per freed slot, the cost the
+    buffer is there to save. Without lease-ahead this is the free slots, as
+    before.
     """
     if buffered > 0:
         return 0

@@ -2,10 +2,11 @@
 
 A `Worker` leases jobs of its kinds in one statement: its free slots, or
 while jobs are short a whole batch with the rest held for the next free
-slots (`crawler.workers.ahead`); runs them on a bounded pool of long-lived job threads
-(`crawler.workers.pool`: one persistent connection each) with a cancel event
-per job, heartbeats every lease it holds in one statement (`renew_many`), and
-finishes each one by its lease generation:
+slots (`crawler.workers.ahead`); runs them on a bounded pool of long-lived
+job threads (`crawler.workers.pool`: one persistent connection each; a
+thread whose job succeeded starts the next held lease itself, `_follow_up`)
+with a cancel event per job, heartbeats every lease it holds in one
+statement (`renew_many`), and finishes each one by its lease generation:
 
 - the handler returned -> acked done in a batch (`crawler.workers.acks`):
   with the next lease statement (`ack_done_many_and_lease`), or on its own
@@ -33,9 +34,9 @@ queries, read at most once a second or at once when marked stale
 
 `step()` does one unit of work and says whether it leased anything, so tests
 drive the loop one step at a time; `run()` is the long-lived loop around it.
-Waits are interruptible: the loop waits on one event that a finished job, a
-NOTIFY (a listener thread turns `JobListener` wake-ups into it) and stop all
-set, never a bare sleep.
+Waits are interruptible: the loop waits on one event that a job thread with
+nothing left to run, a failed job, a NOTIFY (a listener thread turns
+`JobListener` wake-ups into it) and stop all set, never a bare sleep.
 """
 
 from __future__ import annotations
