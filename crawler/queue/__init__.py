@@ -321,9 +321,9 @@ _CLAIM_LEASED = """
 # that needs no sort. JIT goes off with them: a disabled node's cost must never
 # look like a query worth compiling (that took 200 ms). In an explicit
 # transaction both are put back after the claim.
-_ORDERED_WALK = "SET LOCAL enable_sort = off;\nSET LOCAL jit = off;\n"
-_ORDERED_WALK_END = ";\nSET LOCAL enable_sort TO DEFAULT;\nSET LOCAL jit TO DEFAULT"
-_ORDERED_WALK_SETS = 2  # results before the claim's own
+_ORDERED_WALK_SETTINGS = ("enable_sort", "jit")
+_ORDERED_WALK = "".join(f"SET LOCAL {name} = off;\n" for name in _ORDERED_WALK_SETTINGS)
+_ORDERED_WALK_END = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in _ORDERED_WALK_SETTINGS)
 
 _PG_LEASE_SQL = f"WITH leased AS ({_lease_candidates()}\n){_CLAIM_LEASED}"
 
@@ -375,13 +375,18 @@ def _claim(sql: str, params: dict[str, Any]) -> list[tuple]:
     on it) come last.
     """
     with connection.cursor() as cursor:
-        cursor.execute(f"{_ORDERED_WALK}{sql}{_ORDERED_WALK_END}", params)
-        for _ in range(_ORDERED_WALK_SETS):
-            cursor.nextset()
-        rows = cursor.fetchall()
+        rows = fetch_walking_in_order(cursor, sql, params)
     # UPDATE ... RETURNING does not promise the walk's order: `ord` restores it.
     rows.sort(key=lambda row: (row[-1] is None, row[-1] or 0))
     return rows
+
+
+def fetch_walking_in_order(cursor: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
+    """Run `sql` on `cursor` with `_ORDERED_WALK` around it and return its rows (an EXPLAIN's too)."""
+    cursor.execute(f"{_ORDERED_WALK}{sql}{_ORDERED_WALK_END}", params)
+    for _ in _ORDERED_WALK_SETTINGS:  # past the SETs' results
+        cursor.nextset()
+    return cursor.fetchall()
 
 
 def pg_array(values: Iterable[uuid.UUID | int]) -> str:

@@ -41,12 +41,10 @@ def _plan(sql: str, params: dict[str, Any], *, ordered_walk: bool) -> list[dict[
     explain = f"EXPLAIN (FORMAT JSON) {sql}"
     with connection.cursor() as cursor:
         if ordered_walk:
-            cursor.execute(f"{queue._ORDERED_WALK}{explain}{queue._ORDERED_WALK_END}", params)
-            for _ in range(queue._ORDERED_WALK_SETS):
-                cursor.nextset()
+            document = queue.fetch_walking_in_order(cursor, explain, params)[0][0]
         else:
             cursor.execute(explain, params)
-        document = cursor.fetchone()[0]
+            document = cursor.fetchone()[0]
     if isinstance(document, str):
         document = json.loads(document)
     return list(_nodes(document[0]["Plan"]))

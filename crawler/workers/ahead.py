@@ -79,20 +79,15 @@ class LeaseBuffer:
         with self._lock:
             self._leases.extend(leases)
 
-    def extend_left(self, leases: Collection[Lease]) -> None:
-        """Put leases back at the head, oldest first (taken, then not started)."""
-        with self._lock:
-            self._leases.extendleft(reversed(list(leases)))
-
     def pop(self) -> Lease | None:
         """The oldest buffered lease, now the caller's to run or give back; None when empty."""
         with self._lock:
             return self._leases.popleft() if self._leases else None
 
-    def pop_unless(self, excluded: Collection[str | None]) -> Lease | None:
-        """The oldest buffered lease unless its source is in `excluded` (then it stays, for the loop to give back)."""
+    def pop_if(self, accept: Callable[[Lease], bool]) -> Lease | None:
+        """The oldest buffered lease if `accept` takes it; else None, and it stays for the loop to deal with."""
         with self._lock:
-            if not self._leases or getattr(self._leases[0].payload, "source_id", None) in excluded:
+            if not self._leases or not accept(self._leases[0]):
                 return None
             return self._leases.popleft()
 

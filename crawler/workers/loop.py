@@ -430,14 +430,14 @@ class Worker:
         with self._start_lock:
             if self.stop_event.is_set() or self.breaker.open_until is not None:
                 return None
-            lease = self.buffered.pop_unless(self.lease_exclusions())
+            excluded = self.lease_exclusions()
+            # A kind without a handler stays too: the loop's dispatch dead-letters it.
+            lease = self.buffered.pop_if(
+                lambda lease: lease.kind in self.config.handlers and _source_id(lease) not in excluded
+            )
             if lease is None:
                 return None
-            handler = self.config.handlers.get(lease.kind)
-            if handler is None:  # the loop's dispatch dead-letters it
-                self.buffered.extend_left([lease])
-                return None
-            return self._start(lease, handler)
+            return self._start(lease, self.config.handlers[lease.kind])
 
     def _context(self, lease: Lease, cancel: threading.Event) -> Any:
         factory = self.config.context_factory
