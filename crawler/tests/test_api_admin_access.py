@@ -113,8 +113,8 @@ def test_dashboard_pages_carry_no_store(staff):
 
 
 @pytest.mark.sqlite_ok
-def test_guard_leaves_the_library_api_cacheable(anon_client, db):
-    response = anon_client.get("/api/v1/mangas/")
+def test_guard_leaves_the_library_api_cacheable(alice_client, db):
+    response = alice_client.get("/api/v1/mangas/")
     assert response.status_code == 200
     assert "no-store" not in response.headers.get("Cache-Control", "")
 

@@ -1,0 +1,113 @@
+"""Login lockout: repeated failures for one account, or from one address, refuse every login for a while.
+
+django-axes counts the failures: every `django.contrib.auth.authenticate()`
+that fails (the login forms, HTTP Basic, the token endpoint) sends
+`user_login_failed`, which axes records per (username, address); its
+authentication backend, first in `AUTHENTICATION_BACKENDS`, refuses every
+attempt (the right password too) while the request is locked. Keys that
+carry no username (API tokens, API keys) report their misses here
+(`record_failure`) and count toward the address alone.
+
+Two limits instead of axes' one (`LoginLockoutHandler`): an account locks
+after `LOGIN_FAILURE_LIMIT` failures, whatever address they came from (a
+guesser spread over many addresses), while an address locks only after
+`LOGIN_ADDRESS_FAILURE_LIMIT`, so one member of a household behind one NAT
+address mistyping a password does not lock the others out, but a guesser
+trying many accounts from one address is stopped. Failures count for
+`LOGIN_LOCKOUT_MINUTES` after the last one; failures while locked are not
+counted, so a lockout ends that long after the last counted failure.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from axes.handlers.database import AxesDatabaseHandler
+from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import get_client_username, get_cool_off
+from django.conf import settings
+from django.contrib.auth.signals import user_login_failed
+from django.db.models import QuerySet, Sum
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+
+
+class LockedOut(Exception):
+    """Too many failed logins for this account or from this address; nothing is checked until it passes."""
+
+    def __init__(self, retry_after_secs: int) -> None:
+        self.retry_after_secs = retry_after_secs
+        minutes = max(1, math.ceil(retry_after_secs / 60))
+        super().__init__(f"Too many failed logins: locked for up to {minutes} minute(s). Try again later.")
+
+
+def failures_toward_lockout(account: int, address: int, *, account_limit: int, address_limit: int) -> int:
+    """The failure count axes compares with the account limit: the account's own, or the address's, shifted.
+
+    Locked iff `account >= account_limit` or `address >= address_limit`: the
+    address's failures count only from `address_limit - account_limit` on, so
+    reaching `address_limit` reaches the account limit. Pure; see the module doc.
+    """
+    return max(account, address - (address_limit - account_limit))
+
+
+def _failures(attempts: QuerySet[Any]) -> int:
+    return attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+
+
+class LoginLockoutHandler(AxesDatabaseHandler):
+    """axes' database handler with a per-account and a per-address limit (see the module doc).
+
+    Needs `AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]`, so that
+    `get_user_attempts` answers the account's attempts and then the address's.
+    """
+
+    def get_failures(self, request: Any, credentials: dict[str, Any] | None = None) -> int:
+        by_account, by_address = self.get_user_attempts(request, credentials)
+        # A key without a username (an API token) counts toward the address only:
+        # every such attempt shares the empty username.
+        account = _failures(by_account) if get_client_username(request, credentials) else 0
+        return failures_toward_lockout(
+            account,
+            _failures(by_address),
+            account_limit=settings.AXES_FAILURE_LIMIT,
+            address_limit=settings.LOGIN_ADDRESS_FAILURE_LIMIT,
+        )
+
+
+def lockout_secs() -> int:
+    cool_off = get_cool_off()
+    return int(cool_off.total_seconds()) if cool_off else 0
+
+
+def refuse_if_locked(request: HttpRequest, username: str | None) -> None:
+    """Raise `LockedOut` while `username` (None: a key without one) or the request's address is locked."""
+    if not settings.AXES_ENABLED:
+        return
+    if AxesProxyHandler.is_locked(request, {"username": username} if username else None):
+        raise LockedOut(lockout_secs())
+
+
+def record_failure(request: HttpRequest, *, scheme: str) -> None:
+    """Count a wrong key (token, API key) against the request's address, as a wrong password is counted."""
+    user_login_failed.send(sender=__name__, credentials={"username": None, "scheme": scheme}, request=request)
+
+
+def unlock(*, username: str | None = None, address: str | None = None) -> int:
+    """Forget the failures of an account and/or an address (the admin action, `axes_reset_username`); how many rows."""
+    forgotten = 0
+    if username:
+        forgotten += AxesProxyHandler.reset_attempts(username=username)
+    if address:
+        forgotten += AxesProxyHandler.reset_attempts(ip_address=address)
+    return forgotten
+
+
+def lockout_response(request: HttpRequest, original_response: Any = None, credentials: Any = None) -> HttpResponse:
+    """What a locked-out login form answers (axes' `AXES_LOCKOUT_CALLABLE`): 429, Retry-After, a page saying so."""
+    error = LockedOut(lockout_secs())
+    body = render_to_string("accounts/locked_out.html", {"message": str(error)}, request=request)
+    response = HttpResponse(body, status=429)
+    response["Retry-After"] = str(error.retry_after_secs)
+    return response
