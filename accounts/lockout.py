@@ -105,7 +105,12 @@ def unlock(*, username: str | None = None, address: str | None = None) -> int:
 
 
 def lockout_response(request: HttpRequest, original_response: Any = None, credentials: Any = None) -> HttpResponse:
-    """What a locked-out login form answers (axes' `AXES_LOCKOUT_CALLABLE`): 429, Retry-After, a page saying so."""
+    """What a locked-out login form answers (axes' `AXES_LOCKOUT_CALLABLE`): 429, Retry-After, a page saying so.
+
+    A view that already answered the lockout itself (the API's JSON, OPDS's plain text) keeps its answer.
+    """
+    if original_response is not None and original_response.status_code == 429:
+        return original_response
     error = LockedOut(lockout_secs())
     body = render_to_string("accounts/locked_out.html", {"message": str(error)}, request=request)
     response = HttpResponse(body, status=429)
