@@ -20,7 +20,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from django.db import close_old_connections, connection
+from django.db import DatabaseError, close_old_connections, connection
 from django.utils import timezone
 
 from crawler.models import WorkerStatus
@@ -66,6 +66,7 @@ class StatusPublisher:
         extra_flags: Callable[[], dict[str, Any]] | None = None,
         debounce_secs: float = DEBOUNCE_SECS,
         heartbeat_secs: float = HEARTBEAT_SECS,
+        call: Callable[..., Any] | None = None,
     ) -> None:
         self.status = status
         self.role = role
@@ -74,6 +75,8 @@ class StatusPublisher:
         self.debounce_secs = debounce_secs
         self.heartbeat_secs = heartbeat_secs
         self.row_id: Any = None
+        # How the row's first write is made: the worker passes its outage-riding `call(step, fn)`.
+        self.call = call or (lambda _step, fn, *args, **kwargs: fn(*args, **kwargs))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -85,6 +88,11 @@ class StatusPublisher:
         self.stop()
 
     def start(self) -> None:
+        self.row_id = self.call("status", self._create_row)
+        self._thread = threading.Thread(target=self._run, name=f"status-{self.role}", daemon=True)
+        self._thread.start()
+
+    def _create_row(self) -> Any:
         now = timezone.now()
         WorkerStatus.objects.filter(heartbeat_at__lt=now - RETENTION).delete()
         row = WorkerStatus.objects.create(
@@ -95,10 +103,8 @@ class StatusPublisher:
             heartbeat_at=now,
             **row_fields(self.status.snapshot(), self._safe_extra_flags()),
         )
-        self.row_id = row.id
         notify_status_changed(self.role)
-        self._thread = threading.Thread(target=self._run, name=f"status-{self.role}", daemon=True)
-        self._thread.start()
+        return row.id
 
     def stop(self) -> None:
         """Final write: idle, nothing active, `stopped_at` stamped (a clean exit, not a vanished worker)."""
@@ -109,10 +115,15 @@ class StatusPublisher:
         if self.row_id is None:
             return
         now = timezone.now()
-        WorkerStatus.objects.filter(id=self.row_id).update(
-            phase=idle(), active_chapters=[], current_cover=None, heartbeat_at=now, stopped_at=now
-        )
-        notify_status_changed(self.role)
+        try:
+            WorkerStatus.objects.filter(id=self.row_id).update(
+                phase=idle(), active_chapters=[], current_cover=None, heartbeat_at=now, stopped_at=now
+            )
+            notify_status_changed(self.role)
+        except DatabaseError:  # an outage at exit: the row goes stale and shows as gone
+            logger.warning("status: the final write of the worker row failed", exc_info=True)
+        finally:
+            connection.close()
 
     def publish(self) -> None:
         """Write the current snapshot and heartbeat now, then signal dashboards."""

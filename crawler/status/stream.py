@@ -34,12 +34,14 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import DatabaseError, connection, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils import timezone
 
 from accounts import credentials
 from accounts.lockout import LockedOut
@@ -163,6 +165,7 @@ class StatusBroadcaster:
         """`listen` picks the change source: "postgres", "channels", "poll" (default: by database and
         REDIS_URL), or "manual" (only `poke()`, for tests)."""
         self._compose = compose
+        self._unavailable_since: datetime | None = None
         self.debounce = debounce
         self.refresh = refresh
         self.auth_interval = auth_interval if auth_interval is not None else settings.CRAWLER_STREAM_KEEPALIVE_SECS
@@ -308,7 +311,11 @@ class StatusBroadcaster:
         run.stats.composes += 1
         status = self._counted(run, compose)
         if status is None:
-            return
+            # The database is unreachable from here: say so (and since when) instead of going quiet.
+            self._unavailable_since = self._unavailable_since or timezone.now()
+            status = {"database_unavailable_since": self._unavailable_since.isoformat()}
+        else:
+            self._unavailable_since = None
         data = json.dumps(status, default=str, separators=(",", ":"))
         # The compose time alone moving is not news.
         fingerprint = json.dumps({k: v for k, v in status.items() if k != "generated_at"}, default=str)

@@ -152,6 +152,9 @@
 
   function renderFlags(status) {
     var flags = [];
+    (status.database_unavailable || []).forEach(function (outage) {
+      flags.push(["cd-pill-bad", "Database unavailable since " + when(outage.since) + " (worker " + outage.worker + ", retrying)"]);
+    });
     (status.session_expired || []).forEach(function (source) {
       flags.push(["cd-pill-bad", "Session expired: " + source]);
     });
@@ -238,6 +241,13 @@
   var deadTotal = 0;
 
   function render(status) {
+    if (status.database_unavailable_since) {
+      // The web process itself cannot reach the database: nothing else is known.
+      $("cd-flags").replaceChildren(el("li", {
+        className: "cd-pill cd-pill-bad", "data-flag": "database", text: "Database unavailable since " + when(status.database_unavailable_since),
+      }));
+      return;
+    }
     renderPhase(status.phase);
     renderFlags(status);
     renderChapters(status);
