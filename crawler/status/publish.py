@@ -153,7 +153,7 @@ class StatusPublisher:
                 close_old_connections()
                 try:
                     self.publish()
-                except Exception:  # the next heartbeat retries; a dashboard glitch must not kill the worker
-                    logger.warning("status: publishing the worker row failed", exc_info=True)
+                except Exception as exc:  # the next heartbeat retries; a dashboard glitch must not kill the worker
+                    logger.warning("status: publishing the worker row failed: %s", exc)
         finally:
             connection.close()
