@@ -171,6 +171,9 @@ def _database() -> dict[str, Any]:
             "must be a database URL such as postgres://user:password@host:5432/name",
         )
         db.setdefault("CONN_MAX_AGE", 0)
+        if db["ENGINE"] == "django.db.backends.postgresql":
+            # A database host that stopped answering must not hold a connect (or a worker's shutdown) for minutes.
+            db.setdefault("OPTIONS", {}).setdefault("connect_timeout", 10)
         if DATABASE_POOLER == "pgbouncer":
             if db["ENGINE"] != "django.db.backends.postgresql":
                 raise ImproperlyConfigured(
