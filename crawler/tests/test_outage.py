@@ -166,3 +166,36 @@ def test_a_step_survives_its_session_being_terminated():
         assert worker.outage.outages == 1 and not worker.outage.unavailable  # lost once, then back
     finally:
         worker.shutdown(grace_secs=2)
+
+
+def test_the_status_stream_says_since_when_the_database_is_unavailable():
+    """When the web process cannot compose (the database is gone), subscribers hear so instead of silence."""
+    import asyncio
+
+    from crawler.status.stream import StatusBroadcaster
+
+    state = {"down": True}
+
+    def compose() -> dict:
+        if state["down"]:
+            raise DjangoOperationalError("connection failed: server closed the connection unexpectedly")
+        return {"phase": "back"}
+
+    broadcaster = StatusBroadcaster(compose, listen="manual", refresh=60, auth_interval=60)
+
+    async def scenario() -> list[str]:
+        sub = broadcaster.subscribe()
+        try:
+            first = await sub.next(0, timeout=10)
+            assert first is not None
+            state["down"] = False
+            broadcaster.poke()
+            second = await sub.next(first.version, timeout=10)
+            assert second is not None
+            return [first.data, second.data]
+        finally:
+            sub.close()
+
+    down, back = asyncio.run(scenario())
+    assert '"database_unavailable_since":' in down
+    assert "back" in back and "database_unavailable_since" not in back
