@@ -23,12 +23,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from axes.attempts import get_cool_off_threshold
 from axes.handlers.database import AxesDatabaseHandler
 from axes.handlers.proxy import AxesProxyHandler
 from axes.helpers import get_client_username, get_cool_off
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
-from django.db.models import QuerySet, Sum
+from django.db.models import Q, Sum
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
@@ -52,25 +54,30 @@ def failures_toward_lockout(account: int, address: int, *, account_limit: int, a
     return max(account, address - (address_limit - account_limit))
 
 
-def _failures(attempts: QuerySet[Any]) -> int:
-    return attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
-
-
 class LoginLockoutHandler(AxesDatabaseHandler):
     """axes' database handler with a per-account and a per-address limit (see the module doc).
 
-    Needs `AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]`, so that
-    `get_user_attempts` answers the account's attempts and then the address's.
+    Both counts come from one query: every HTTP Basic request (a streamed
+    OPDS page) checks the lockout. `AXES_LOCKOUT_PARAMETERS = ["username",
+    "ip_address"]` keeps axes' own bookkeeping (resets, its admin) per account
+    and per address alike.
     """
 
     def get_failures(self, request: Any, credentials: dict[str, Any] | None = None) -> int:
-        by_account, by_address = self.get_user_attempts(request, credentials)
+        username = get_client_username(request, credentials)
+        address = request.axes_ip_address
         # A key without a username (an API token) counts toward the address only:
         # every such attempt shares the empty username.
-        account = _failures(by_account) if get_client_username(request, credentials) else 0
+        mine = Q(username=username) if username else Q(pk__in=[])
+        counts = AccessAttempt.objects.filter(
+            mine | Q(ip_address=address), attempt_time__gte=get_cool_off_threshold(request)
+        ).aggregate(
+            account=Sum("failures_since_start", filter=mine),
+            address=Sum("failures_since_start", filter=Q(ip_address=address)),
+        )
         return failures_toward_lockout(
-            account,
-            _failures(by_address),
+            counts["account"] or 0,
+            counts["address"] or 0,
             account_limit=settings.AXES_FAILURE_LIMIT,
             address_limit=settings.LOGIN_ADDRESS_FAILURE_LIMIT,
         )

@@ -80,7 +80,9 @@ def test_reordering_a_search_gives_up_the_cut(dragons):
 
 @pytest.mark.sqlite_ok
 @pytest.mark.parametrize("cap", [7, 0])
-def test_past_the_count_cap_the_count_is_a_lower_bound_and_every_page_is_reachable(alice_client, dragons, settings, cap):
+def test_past_the_count_cap_the_count_is_a_lower_bound_and_every_page_is_reachable(
+    alice_client, dragons, settings, cap
+):
     settings.CATALOG_SEARCH_COUNT_CAP = cap
     full = [m.title for m in manga_list(q="dragon")]
     assert len(full) == 24 + (12 if connection.vendor == "postgresql" else 0)

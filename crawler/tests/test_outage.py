@@ -108,13 +108,14 @@ def test_an_error_that_is_not_an_outage_is_raised_at_once():
     assert step.calls == 1
 
 
-def test_a_stopping_worker_tries_once_and_gives_up():
+def test_a_stopping_worker_tries_one_fresh_connection_and_gives_up():
     stop = threading.Event()
     stop.set()
     step = Flaky(5)
     with pytest.raises(DatabaseUnavailable):
         _outage(stop, []).call("release", step)
-    assert step.calls == 1
+    assert step.calls == 2
+    assert _outage(stop, []).call("release", Flaky(1)) == "ok"  # a connection that died while idle
 
 
 @pytest.mark.django_db

@@ -381,24 +381,27 @@ class Worker:
         `once`: one step, then wait for what it leased to finish. `drain`:
         keep stepping until nothing is leasable and nothing is in flight.
         """
-        with self.signals(install_signals), self.publisher():
+        with self.signals(install_signals):
             try:
-                self.boot()
-                with queue.JobListener(self.config.kinds) as listener, self._notify_pump(listener):
-                    self._loop(once=once, drain=drain)
-            finally:
-                self.shutdown()
+                with self.publisher():
+                    try:
+                        self.boot()
+                        listener = queue.JobListener(self.config.kinds)
+                        self.outage.call("listen", listener.open)
+                        try:
+                            with self._notify_pump(listener):
+                                self._loop(once=once, drain=drain)
+                        finally:
+                            listener.close()
+                    finally:
+                        self.shutdown()
+            except DatabaseUnavailable:
+                if not self.stop_event.is_set():
+                    raise
+                logger.warning("stopped during a database outage; unwritten leases are left to the lease rules")
         return 0
 
     def _loop(self, *, once: bool, drain: bool) -> None:
-        try:
-            self._steps(once=once, drain=drain)
-        except DatabaseUnavailable:
-            if not self.stop_event.is_set():
-                raise
-            logger.warning("stopping during a database outage")
-
-    def _steps(self, *, once: bool, drain: bool) -> None:
         stepped = False
         while not self.stop_event.is_set():
             self.wake.clear()

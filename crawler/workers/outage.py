@@ -14,7 +14,8 @@ was lost expires and is reclaimed like a killed worker's.
 Only connection-level failures are retried (`is_connection_lost`): SQL
 errors and configuration errors (no such database, a wrong password) are
 not an outage and raise at once. While the worker is stopping, a step is
-tried once and a lost connection raises `DatabaseUnavailable`, so shutdown
+tried on one fresh connection at most and a lost connection then raises
+`DatabaseUnavailable`, so shutdown
 during an outage still exits within seconds; the leases it could not give
 back expire and are reclaimed.
 
@@ -124,6 +125,8 @@ class DatabaseOutage:
                 attempt += 1
                 self.lost(step, exc)
                 if self.stop.is_set():
+                    if attempt == 1:
+                        continue  # a connection that died while idle: one fresh connection may do
                     raise DatabaseUnavailable(f"{step}: database unavailable while stopping") from exc
                 delay = retry_delay(attempt, base=self.base_secs, cap=self.max_secs, jitter=0.5 + self.rng() / 2)
                 if self.stop.wait(delay):
