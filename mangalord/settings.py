@@ -151,7 +151,9 @@ def _is_postgres_url(url: str) -> bool:
 DATABASE_POOLER = _read(
     "DATABASE_POOLER", env.str, "", lambda v: v in {"", "pgbouncer"}, "must be empty or 'pgbouncer'"
 )
-# A direct (unpooled) PostgreSQL connection for LISTEN, which needs a session of its own.
+# A direct (unpooled) PostgreSQL connection for LISTEN, which needs a session of its own; also the `direct`
+# database alias when set.
+DIRECT_DB = "direct"
 DATABASE_DIRECT_URL = _read(
     "DATABASE_DIRECT_URL",
     env.str,
@@ -205,6 +207,15 @@ def _database() -> dict[str, Any]:
 
 
 DATABASES = {"default": _database()}
+if DATABASE_DIRECT_URL:
+    # Around the pooler: a worker's status row is written here while the pooler is down (crawler.status.publish),
+    # so the dashboard can say since when its database path is unavailable. Tests mirror it onto default.
+    DATABASES[DIRECT_DB] = {
+        **env.db_url_config(DATABASE_DIRECT_URL),
+        "CONN_MAX_AGE": 0,
+        "OPTIONS": {"connect_timeout": 10},
+        "TEST": {"MIRROR": "default"},
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

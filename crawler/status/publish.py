@@ -8,6 +8,11 @@ milliseconds must not become a write every few milliseconds) into one write
 per `DEBOUNCE_SECS`, heartbeats the row every `HEARTBEAT_SECS` even when
 nothing changes, and signals dashboards after each write. A row whose
 heartbeat stops is shown as gone; a clean exit stamps `stopped_at`.
+
+Behind a pooler with `DATABASE_DIRECT_URL`, a write the pooler cannot take
+(it is down) goes around it to PostgreSQL: the row keeps its heartbeat and
+says since when the worker's database path is unavailable, instead of going
+silent.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from django.db import DatabaseError, close_old_connections, connection
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections, connection, connections
 from django.utils import timezone
 
 from crawler.models import WorkerStatus
@@ -116,20 +122,27 @@ class StatusPublisher:
             return
         now = timezone.now()
         try:
-            WorkerStatus.objects.filter(id=self.row_id).update(
-                phase=idle(), active_chapters=[], current_cover=None, heartbeat_at=now, stopped_at=now
-            )
-            notify_status_changed(self.role)
-        except DatabaseError:  # an outage at exit: the row goes stale and shows as gone
-            logger.warning("status: the final write of the worker row failed", exc_info=True)
+            self._write(phase=idle(), active_chapters=[], current_cover=None, heartbeat_at=now, stopped_at=now)
+        except DatabaseError as exc:  # an outage at exit: the row goes stale and shows as gone
+            logger.warning("status: the final write of the worker row failed: %s", exc)
         finally:
             connection.close()
 
     def publish(self) -> None:
         """Write the current snapshot and heartbeat now, then signal dashboards."""
-        WorkerStatus.objects.filter(id=self.row_id).update(
-            heartbeat_at=timezone.now(), **row_fields(self.status.snapshot(), self._safe_extra_flags())
-        )
+        self._write(heartbeat_at=timezone.now(), **row_fields(self.status.snapshot(), self._safe_extra_flags()))
+
+    def _write(self, **fields: Any) -> None:
+        """Update the row and signal dashboards; around a dead pooler when a direct database is configured."""
+        try:
+            WorkerStatus.objects.filter(id=self.row_id).update(**fields)
+        except DatabaseError:
+            if settings.DIRECT_DB not in settings.DATABASES:
+                raise
+            connection.close()
+            WorkerStatus.objects.using(settings.DIRECT_DB).filter(id=self.row_id).update(**fields)
+            connections[settings.DIRECT_DB].close()
+            return  # dashboards poll or hear the next signal: NOTIFY would go through the dead pooler
         notify_status_changed(self.role)
 
     def _safe_extra_flags(self) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 Mid-crawl the PgBouncer the worker talks through is killed with SIGKILL and
 restarted on the same port a few seconds later, and every PostgreSQL session
 of the worker (its LISTEN session on the direct URL, the pooler's server
-sessions) is ended with `pg_terminate_backend`. The worker must not exit,
+sessions) is ended with `pg_terminate_backend`. Meanwhile its status row,
+written around the pooler, says since when its database is unavailable. The
+worker must not exit,
 the crawl must finish with every page stored exactly once (one row per
 page, one file per row, no file left over) and every job done exactly once.
 Then the pooler is killed again and the worker, idle in the outage, is
@@ -25,8 +27,9 @@ from django.db.models import Count
 
 from catalog.models import Chapter, Page, Source
 from crawler import queue
-from crawler.models import Job, JobState
+from crawler.models import Job, JobState, WorkerStatus
 from crawler.queue.payloads import MetadataPass
+from crawler.status.compose import compose_status
 from crawler.tests.worker_processes import wait_until, worker_pool
 from mangalord.testing.pgbouncer import start_pgbouncer
 
@@ -94,7 +97,11 @@ def test_worker_rides_out_a_pooler_crash_and_terminated_sessions_storing_every_p
     outage_started = time.monotonic()
     bouncer.kill9()
     terminated = _terminate_other_sessions()  # the LISTEN session too
-    time.sleep(OUTAGE_SECS)
+    # Its status row, written around the dead pooler, and the dashboard's status say since when.
+    unavailable = wait_until(
+        lambda: compose_status(counts={})["database_unavailable"], timeout=OUTAGE_SECS, what="the status to say so"
+    )
+    time.sleep(max(0.0, OUTAGE_SECS - (time.monotonic() - outage_started)))
     assert worker.process.poll() is None, "the worker exited during the outage"
     bouncer.restart()
     outage_secs = time.monotonic() - outage_started
@@ -111,6 +118,8 @@ def test_worker_rides_out_a_pooler_crash_and_terminated_sessions_storing_every_p
 
     wait_until(all_done, timeout=90, what="the crawl to finish after the outage")
     assert worker.process.poll() is None, "the worker exited"
+    assert unavailable[0]["worker"].endswith(f":{worker.pid}") and unavailable[0]["state"] == "live"
+    assert not WorkerStatus.objects.get(pid=worker.pid, stopped_at__isnull=True).flags.get("database_unavailable_since")
     log = worker.log()
     assert "database unavailable since" in log
     assert "database available again" in log
