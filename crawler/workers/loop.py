@@ -176,7 +176,12 @@ class Worker:
         self.buffered = LeaseBuffer()
         # Moving average of handler run times: lease-ahead is on only while it is short.
         self.typical_job_secs: float | None = None
-        self.pool = JobPool(config.concurrency, conn_max_age_secs=config.conn_max_age_secs, name=f"job-{config.role}")
+        self.pool = JobPool(
+            config.concurrency,
+            conn_max_age_secs=config.conn_max_age_secs,
+            name=f"job-{config.role}",
+            outages=lambda: self.outage.outages,
+        )
         self.control = Cadence()
         self._connection = ConnectionKeeper(config.conn_max_age_secs)
         self._browser_lock = threading.Lock()
