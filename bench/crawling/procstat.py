@@ -101,6 +101,7 @@ class Sampler:
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="proc-sampler", daemon=True)
         self.sessions_before = self._sessions()
+        self.sessions_opened = 0  # set by stop()
         self._thread.start()
 
     def watch(self, pid: int) -> None:
@@ -155,9 +156,11 @@ class Sampler:
         return sorted(pids)
 
     def _look(self, conn: psycopg.Connection | None = None) -> None:
+        """One reading of every process; without `conn` (from `watch` and `stop`) the backends already known."""
         with self._lock:
             ours = self._ours_now()
-        backends = self._backends(conn) if conn is not None else list(self.groups["postgres"].processes)
+            known = list(self.groups["postgres"].processes)
+        backends = self._backends(conn) if conn is not None else known
         for group, pids in (("ours", ours), ("postgres", backends), ("nginx", self._nginx)):
             for pid in pids:
                 self._record(group, pid)

@@ -62,17 +62,17 @@ class Product:
         command = [sys.executable, MANAGE, "crawl_worker", *args]
         if wrap is not None:
             command = [*wrap, sys.executable, COUNT_SQL, "crawl_worker", *args]
-        log = open(self.log, "ab")
-        log.write(f"\n$ {' '.join(command)}\n".encode())
-        log.flush()
-        return subprocess.Popen(
-            command,
-            env=self.env(**env),
-            stdout=log,
-            stderr=log,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=procstat.die_with_parent,
-        )
+        with open(self.log, "ab") as log:
+            log.write(f"\n$ {' '.join(command)}\n".encode())
+            log.flush()
+            return subprocess.Popen(
+                command,
+                env=self.env(**env),
+                stdout=log,
+                stderr=log,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=procstat.die_with_parent,
+            )
 
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])

@@ -100,22 +100,20 @@ class Nginx:
         self.conf.write_text(nginx_config(prefix, sites, access_log=access_log))
         self.access_log = prefix / "access.log"
         command = ["nginx", "-p", str(prefix), "-c", str(self.conf), "-e", str(prefix / "error.log")]
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stderr=open(prefix / "stderr.log", "wb"),
-            preexec_fn=procstat.die_with_parent,
-        )
+        with open(prefix / "stderr.log", "wb") as stderr:
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stderr=stderr, preexec_fn=procstat.die_with_parent
+            )
         self._wait_listening()
 
     def _wait_listening(self) -> None:
         deadline = time.monotonic() + 10
         pending = set(self.ports)
         while pending:
-            if self.process.poll() is not None:
-                raise SystemExit(f"nginx exited at start: {(self.prefix / 'stderr.log').read_text()[-2000:]}")
-            if time.monotonic() > deadline:
-                raise SystemExit(f"nginx did not listen on {sorted(pending)} within 10 s")
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                logs = "".join((self.prefix / name).read_text()[-2000:] for name in ("stderr.log", "error.log"))
+                raise SystemExit(f"nginx did not start listening on {sorted(pending)}:\n{logs}")
             for port in list(pending):
                 with socket.socket() as sock:
                     if sock.connect_ex(("127.0.0.1", port)) == 0:
