@@ -72,16 +72,21 @@ def clean_name(name: str) -> str:
     return cleaned
 
 
+def seal(key: ApiKey) -> str:
+    """Give the unsaved `key` a fresh secret (stored only as digests) and return the secret, to show once."""
+    raw = KEY_PREFIX + secrets.token_urlsafe(32)
+    key.name = clean_name(key.name)
+    key.hint = raw[len(KEY_PREFIX) : len(KEY_PREFIX) + 6]
+    key.digest = _sha256(raw)
+    key.kosync_digest = _sha256(kosync_key(raw))
+    return raw
+
+
 def mint(user: Any, name: str) -> tuple[ApiKey, str]:
     """A new key for `user`: the row, and the raw key, which is shown once and never stored."""
-    raw = KEY_PREFIX + secrets.token_urlsafe(32)
-    key = ApiKey.objects.create(
-        user=user,
-        name=clean_name(name),
-        hint=raw[len(KEY_PREFIX) : len(KEY_PREFIX) + 6],
-        digest=_sha256(raw),
-        kosync_digest=_sha256(kosync_key(raw)),
-    )
+    key = ApiKey(user=user, name=name)
+    raw = seal(key)
+    key.save()
     return key, raw
 
 
