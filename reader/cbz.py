@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from xml.etree import ElementTree as ET
 
-from django.core.files.storage import default_storage
 import zipstream.ng
+from django.core.files.storage import default_storage
 from zipstream import ZIP_STORED, ZipStream
 
 from catalog.models import Chapter, Manga, Page

@@ -81,7 +81,9 @@ def _read_status_q(statuses: list[str]) -> Q:
     if "UNREAD" in statuses:
         wanted |= Q(books_read=0, books_in_progress=0)
     if "IN_PROGRESS" in statuses:
-        wanted |= (Q(books_read__gt=0) | Q(books_in_progress__gt=0)) & ~Q(books_count__gt=0, books_read=F("books_count"))
+        wanted |= (Q(books_read__gt=0) | Q(books_in_progress__gt=0)) & ~Q(
+            books_count__gt=0, books_read=F("books_count")
+        )
     return wanted
 
 
@@ -128,7 +130,9 @@ def filtered_series(user: Any, wanted: SeriesFilter) -> QuerySet[Manga]:
 
 
 def stored_bytes() -> Coalesce:
-    summed = Page.objects.filter(chapter=OuterRef("pk")).order_by().values("chapter").annotate(n=Sum("bytes")).values("n")
+    summed = (
+        Page.objects.filter(chapter=OuterRef("pk")).order_by().values("chapter").annotate(n=Sum("bytes")).values("n")
+    )
     return Coalesce(Subquery(summed), 0)
 
 

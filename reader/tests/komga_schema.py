@@ -16,7 +16,17 @@ SPEC_URI = "urn:komga-openapi"
 
 # Fields Mihon's Komga extension parses without a default (kotlinx.serialization refuses a response
 # missing one), beyond what the published schema marks required: the Spring page wrapper's.
-MIHON_PAGE_FIELDS = ("content", "empty", "first", "last", "number", "numberOfElements", "size", "totalElements", "totalPages")
+MIHON_PAGE_FIELDS = (
+    "content",
+    "empty",
+    "first",
+    "last",
+    "number",
+    "numberOfElements",
+    "size",
+    "totalElements",
+    "totalPages",
+)
 
 
 @cache

@@ -58,7 +58,13 @@ def test_mihon_waits_for_the_basic_challenge_then_browses(client, library):
     assert first.status_code == 401 and first["WWW-Authenticate"].startswith("Basic ")
     page = _get(client, "/api/v1/series?search=&page=0&deleted=false", "/api/v1/series")
     assert _titles(page) == ["Vagabond", "Berserk", "Zero Chapters"]  # latest chapter first
-    assert (page["totalElements"], page["totalPages"], page["number"], page["first"], page["last"]) == (3, 1, 0, True, True)
+    assert (page["totalElements"], page["totalPages"], page["number"], page["first"], page["last"]) == (
+        3,
+        1,
+        0,
+        True,
+        True,
+    )
 
 
 def test_filter_lists_answer_what_the_extension_parses(client, library):
@@ -141,12 +147,16 @@ def test_open_a_series_list_its_books_and_read_its_pages(client, library, alice)
     assert series["booksMetadata"]["authors"] == [{"name": "Kentaro Miura", "role": "writer"}]
 
     books = _get(
-        client, f"/api/v1/series/{berserk.id}/books?unpaged=true&media_status=READY&deleted=false", "/api/v1/series/{seriesId}/books"
+        client,
+        f"/api/v1/series/{berserk.id}/books?unpaged=true&media_status=READY&deleted=false",
+        "/api/v1/series/{seriesId}/books",
     )
     assert [b["metadata"]["numberSort"] for b in books["content"]] == [1.0, 2.0, 2.5]
     assert [b["metadata"]["title"] for b in books["content"]] == ["Chapter 1", "Chapter 2", "Chapter 2.5"]
     assert books["content"][0]["media"]["pagesCount"] == 3 and books["totalElements"] == 3
-    everything = _get(client, f"/api/v1/series/{berserk.id}/books?sort=metadata.numberSort,desc", "/api/v1/series/{seriesId}/books")
+    everything = _get(
+        client, f"/api/v1/series/{berserk.id}/books?sort=metadata.numberSort,desc", "/api/v1/series/{seriesId}/books"
+    )
     assert [b["metadata"]["number"] for b in everything["content"]] == ["3", "2.5", "2", "1"]
     assert everything["content"][0]["media"]["status"] == "UNKNOWN"
 
@@ -170,7 +180,9 @@ def test_open_a_series_list_its_books_and_read_its_pages(client, library, alice)
     for url in (f"/api/v1/series/{berserk.id}/thumbnail", f"/api/v1/books/{book_id}/thumbnail"):
         thumb = client.get(url, **ALICE)
         assert thumb.status_code == 200 and thumb["Content-Type"].startswith("image/")
-        with Image.open(__import__("io").BytesIO(b"".join(getattr(thumb, "streaming_content", [thumb.content])))) as img:
+        with Image.open(
+            __import__("io").BytesIO(b"".join(getattr(thumb, "streaming_content", [thumb.content])))
+        ) as img:
             assert img.width > 0
 
 
@@ -196,11 +208,16 @@ def test_progress_through_the_book_and_tracker_endpoints(client, library, alice)
 
     put = client.put(tracker, {"lastBookNumberSortRead": 2.0}, content_type="application/json", **ALICE)
     assert put.status_code == 204
-    assert set(ReadProgress.objects.filter(user=alice, completed=True).values_list("chapter_id", flat=True)) == {c1.id, c2.id}
+    assert set(ReadProgress.objects.filter(user=alice, completed=True).values_list("chapter_id", flat=True)) == {
+        c1.id,
+        c2.id,
+    }
     after = _get(client, tracker, path)
     assert (after["booksReadCount"], after["lastReadContinuousNumberSort"], after["booksUnreadCount"]) == (2, 2.0, 1)
 
-    done = client.patch(f"/api/v1/books/{c25.id}/read-progress", {"completed": True}, content_type="application/json", **ALICE)
+    done = client.patch(
+        f"/api/v1/books/{c25.id}/read-progress", {"completed": True}, content_type="application/json", **ALICE
+    )
     assert done.status_code == 204
     assert ReadProgress.objects.get(user=alice, chapter=c25).last_page == 3
     series = _get(client, f"/api/v1/series/{berserk.id}", "/api/v1/series/{seriesId}")
@@ -228,7 +245,10 @@ def test_bad_input_is_a_400_naming_the_parameter_and_changes_nothing(client, lib
     bad = client.patch(f"/api/v1/books/{c1.id}/read-progress", {"page": 9}, content_type="application/json", **ALICE)
     assert bad.status_code == 400 and bad.json()["violations"][0]["fieldName"] == "page"
     tracker = f"/api/v2/series/{library['berserk'].id}/read-progress/tachiyomi"
-    assert client.put(tracker, {"lastBookNumberSortRead": "x"}, content_type="application/json", **ALICE).status_code == 400
+    assert (
+        client.put(tracker, {"lastBookNumberSortRead": "x"}, content_type="application/json", **ALICE).status_code
+        == 400
+    )
     assert not ReadProgress.objects.exists()
     assert client.get("/api/v1/series/not-a-uuid", **ALICE).status_code == 404
     assert client.get("/api/v1/books/00000000-0000-0000-0000-000000000000", **ALICE).status_code == 404
