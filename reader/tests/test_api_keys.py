@@ -113,6 +113,7 @@ def test_account_page_makes_a_key_shows_it_once_lists_it_and_revokes_it(alice, d
     assert key.last_used_at is not None
     assert key.last_used_at.strftime("%Y-%m-%d %H:%M").encode() in browser.get("/account/").content
 
+    assert Client().post(f"/account/keys/{key.id}/revoke/")["Location"].startswith("/login/")
     assert browser.post("/account/", {"name": "   "}).status_code == 400
     assert ApiKey.objects.count() == 1
     assert browser.post(f"/account/keys/{key.id}/revoke/").status_code == 302
