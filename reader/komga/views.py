@@ -28,6 +28,7 @@ from reader.api_auth import ReaderAuthentication
 from reader.images import convert
 from reader.komga import dto, params, queries
 from reader.komga.params import BadParam
+from reader.models import ReadProgress
 from reader.page_images import THUMBNAIL_WIDTH, cover_thumbnail_response, page_response
 from reader.progress import forget_progress, mark_read_through, readable_chapters, set_progress
 from reader.source_settings import language, reading_direction
@@ -203,7 +204,7 @@ class TachiyomiProgress(KomgaView):
     def get(self, request: Request, series_id: str) -> Response:
         manga = _manga(series_id)
         chapters = list(readable_chapters(manga).only("id", "number"))
-        rows = {r.chapter_id: r for r in queries.ReadProgress.objects.filter(user=request.user, chapter__in=chapters)}
+        rows = {r.chapter_id: r for r in ReadProgress.objects.filter(user=request.user, chapter__in=chapters)}
         completed = {i for i, c in enumerate(chapters) if c.id in rows and rows[c.id].completed}
         started = {i for i, c in enumerate(chapters) if c.id in rows and rows[c.id].last_page > 0}
         return Response(dto.tracker_progress([c.number for c in chapters], completed, started))
