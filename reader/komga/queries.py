@@ -74,16 +74,31 @@ def series_rows(user: Any) -> QuerySet[Manga]:
     )
 
 
-def _read_status_q(statuses: list[str]) -> Q:
+def _read_status_q(user: Any, statuses: list[str]) -> Q:
+    """Komga's series read states as EXISTS tests, which PostgreSQL runs as (anti-)joins over the whole library.
+
+    READ: it has books and none is unfinished; UNREAD: no book read or begun;
+    IN_PROGRESS: some book read or begun, some unfinished.
+    """
+    books = readable(Chapter.objects.filter(manga=OuterRef("pk")))
+    finished = ReadProgress.objects.filter(user=user, chapter=OuterRef("pk"), completed=True)
+    unfinished = Exists(books.exclude(Exists(finished)))
+    started = Exists(
+        ReadProgress.objects.filter(
+            Q(completed=True) | Q(last_page__gt=0),
+            user=user,
+            chapter__manga=OuterRef("pk"),
+            chapter__dropped_at__isnull=True,
+            chapter__sync_state=Chapter.SyncState.DONE,
+        )
+    )
     wanted = Q()
     if "READ" in statuses:
-        wanted |= Q(books_count__gt=0, books_read=F("books_count"))
+        wanted |= Q(Exists(books)) & ~Q(unfinished)
     if "UNREAD" in statuses:
-        wanted |= Q(books_read=0, books_in_progress=0)
+        wanted |= ~Q(started)
     if "IN_PROGRESS" in statuses:
-        wanted |= (Q(books_read__gt=0) | Q(books_in_progress__gt=0)) & ~Q(
-            books_count__gt=0, books_read=F("books_count")
-        )
+        wanted |= Q(started) & Q(unfinished)
     return wanted
 
 
@@ -125,7 +140,7 @@ def filtered_series(user: Any, wanted: SeriesFilter) -> QuerySet[Manga]:
     for author in wanted.authors:
         rows = rows.filter(_author_q(author.name)) if author.role == "writer" else rows.none()
     if wanted.read_statuses:
-        rows = rows.filter(_read_status_q(wanted.read_statuses))
+        rows = rows.filter(_read_status_q(user, wanted.read_statuses))
     return _sorted(rows, wanted.sort, wanted.search if not wanted.sort else "")
 
 
