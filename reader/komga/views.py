@@ -275,7 +275,8 @@ class Me(KomgaView):
 
     def get(self, request: Request) -> Response:
         user = request.user
-        roles = ["USER", "PAGE_STREAMING", "FILE_DOWNLOAD"] + (["ADMIN"] if user.is_staff else [])
+        # No ADMIN role even for staff: none of Komga's administration calls is answered here.
+        roles = ["USER", "PAGE_STREAMING", "FILE_DOWNLOAD"]
         return Response(
             {
                 "id": str(user.pk),

@@ -177,7 +177,15 @@ def test_open_a_series_list_its_books_and_read_its_pages(client, library, alice)
     assert client.get(f"/api/v1/books/{book_id}/pages/0?zero_based=true", **ALICE).status_code == 200
     assert client.get(f"/api/v1/books/{book_id}/pages/4", **ALICE).status_code == 404
 
-    for url in (f"/api/v1/series/{berserk.id}/thumbnail", f"/api/v1/books/{book_id}/thumbnail"):
+    vagabond = library["vagabond"]  # no cover: its first page stands in
+    thumbnails = [f"/api/v1/series/{s.id}/thumbnail" for s in (berserk, vagabond)] + [
+        f"/api/v1/books/{book_id}/thumbnail"
+    ]
+    assert (
+        client.get(f"/api/v1/series/{Manga.objects.get(title='Zero Chapters').id}/thumbnail", **ALICE).status_code
+        == 404
+    )
+    for url in thumbnails:
         thumb = client.get(url, **ALICE)
         assert thumb.status_code == 200 and thumb["Content-Type"].startswith("image/")
         with Image.open(
