@@ -106,6 +106,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "reader.key_paths.ApiKeyPathMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "crawler.api.security.AdminGuardMiddleware",
@@ -392,3 +393,6 @@ READER_DEFAULT_LANGUAGE = _read(
     lambda v: bool(re.match(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$", v)),
     "must be a language code such as 'en' or 'pt-BR'",
 )
+# KOReader's "Register" button (kosync POST /users/create) makes a sync-only account when this is true;
+# by default accounts come from the admin and KOReader signs in with an API key.
+KOSYNC_ALLOW_REGISTRATION = _read("KOSYNC_ALLOW_REGISTRATION", _strict_bool, False)

@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class ReaderConfig(AppConfig):
     name = "reader"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from catalog.api.auth import accept_also
+        from reader.api_auth import ReaderAuthentication
+
+        # The REST API accepts what every reader app accepts: an API key, or HTTP Basic.
+        accept_also(ReaderAuthentication)

@@ -28,6 +28,8 @@ from django.contrib.auth import authenticate, get_user_model
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
+from reader import api_keys
+
 REALM = "Mangalord"
 BASIC_CACHE_SECS = 300
 
@@ -52,9 +54,11 @@ def challenge() -> HttpResponse:
 
 
 def reader_user(request: HttpRequest) -> Any | None:
-    """The active user behind the session or the Basic credentials, else None."""
+    """The active user behind the session, an `X-API-Key` header or the Basic credentials, else None."""
     if request.user.is_authenticated and request.user.is_active:
         return request.user
+    if "X-API-Key" in request.headers:
+        return api_keys.user_for_key(request.headers["X-API-Key"])
     credentials = basic_credentials(request.headers.get("Authorization", ""))
     if credentials is None:
         return None
@@ -67,7 +71,14 @@ def _verified_key(user: Any, password: str) -> str:
 
 
 def basic_user(request: HttpRequest, username: str, password: str) -> Any | None:
-    """The active user these credentials name, verified by `authenticate()` or recently so (see module doc)."""
+    """The active user these credentials name, verified by `authenticate()` or recently so (see module doc).
+
+    An API key stands in for the password (apps that only ask for a user and a password).
+    """
+    if api_keys.looks_like_key(password):
+        user = api_keys.user_for_key(password)
+        if user is not None:
+            return user if user.get_username() == username else None
     model = get_user_model()
     try:
         known = model._default_manager.get_by_natural_key(username)

@@ -54,3 +54,18 @@ def downscale(name: str, content_type: str, max_width: int) -> tuple[bytes, str]
         out = io.BytesIO()
         image.save(out, fmt, **({"quality": 85} if fmt in ("JPEG", "WEBP") else {}))
     return out.getvalue(), _FORMAT_TYPES[fmt]
+
+
+CONVERSIONS = {"png": ("PNG", "image/png"), "jpeg": ("JPEG", "image/jpeg")}
+
+
+def convert(name: str, target: str) -> tuple[bytes, str]:
+    """The stored image `name` re-encoded as `target` ("png" or "jpeg", Komga's `?convert=`) at full size."""
+    fmt, content_type = CONVERSIONS[target]
+    with default_storage.open(name, "rb") as handle, Image.open(handle) as image:
+        image.load()
+        if fmt == "JPEG" and image.mode not in ("RGB", "L"):
+            image = image.convert("RGB")
+        out = io.BytesIO()
+        image.save(out, fmt, **({"quality": 90} if fmt == "JPEG" else {}))
+    return out.getvalue(), content_type

@@ -8,6 +8,16 @@ their session cookie, and SessionAuthentication keeps enforcing Django's CSRF
 check for them.
 """
 
+from typing import Any
+
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 
-API_AUTHENTICATION = (TokenAuthentication, SessionAuthentication)
+# One list shared by every API view's `authentication_classes`; apps above the
+# catalog append their own ways in from AppConfig.ready() (the reader adds API keys).
+API_AUTHENTICATION: list[Any] = [TokenAuthentication, SessionAuthentication]
+
+
+def accept_also(authentication_class: Any) -> None:
+    """Let every library API view authenticate with `authentication_class` too, after token and session."""
+    if authentication_class not in API_AUTHENTICATION:
+        API_AUTHENTICATION.append(authentication_class)
