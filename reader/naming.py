@@ -61,7 +61,7 @@ def cbz_filename(series: str, number: Decimal, title: str = "", *, tag: str = ""
     name = safe_filename(title, max_bytes=MAX_BYTES) if title else ""
     series_name = safe_filename(series)
     room = MAX_BYTES - len((series_name + tail + suffix).encode("utf-8"))
-    if name and room > len(" - ".encode()) + 3:
+    if name and room > 6:  # " - " and at least a few bytes of the name
         name = fit_bytes(name, room - 3).rstrip(". ")
         tail += f" - {name}" if name else ""
     series_name = safe_filename(series, max_bytes=MAX_BYTES - len((tail + suffix).encode("utf-8")))
