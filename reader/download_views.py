@@ -27,7 +27,7 @@ def chapter_cbz(request: HttpRequest, chapter_id: str) -> HttpResponse:
     response = StreamingHttpResponse(archive, content_type=CBZ_TYPE)
     if archive.sized:
         response["Content-Length"] = str(len(archive))
-    name = cbz_filename(chapter.manga.title, chapter.number)
+    name = cbz_filename(chapter.manga.title, chapter.number, chapter.title)
     response["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(name, safe='')}"
     response["Cache-Control"] = "private, no-cache"
     return response
