@@ -4,8 +4,11 @@ An image goes from the source to storage one chunk at a time: peak memory is
 about one HTTP chunk plus the 64-byte sniff prefix, whatever the image size.
 On the local filesystem the bytes land in a temp file in the target
 directory, are fsynced, checked, and renamed to a fresh `<uuid>.<ext>` name,
-so a reader never sees a half-written page and a failure (not an image, over
-the byte cap, connection cut mid-body, undecodable) leaves no file at all.
+so a reader never sees a half-written page and a failure (served as a
+non-image type, not an image, over the byte or pixel cap, connection cut
+mid-body, undecodable) leaves no file at all. Each image is decoded once
+here (a JPEG at 1/8 scale) after its header passed the pixel cap, so a
+garbled body or a decompression bomb never reaches a reader.
 Other storages (S3-compatible: catalog/s3.py) have no rename, so the bytes
 are staged in a local temp file with the same checks, decoded, and only then
 handed to `storage.save`, which for S3 is a multipart upload from that file:
@@ -25,6 +28,7 @@ import os
 import re
 import tempfile
 import uuid
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Protocol
@@ -132,28 +136,72 @@ class _Meter:
         return chunk
 
 
-def _dimensions(file: IO[bytes] | File) -> tuple[int, int]:
-    """Width and height from the image header (Pillow reads only what it needs)."""
+# Image types a server may declare for an image besides image/*: some CDNs send everything as octet-stream.
+_GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
+
+
+def check_declared_type(content_type: str) -> None:
+    """Refuse a response that says it is not an image (an HTML error page, JSON) before reading its body."""
+    declared = content_type.split(";")[0].strip().lower()
+    if declared not in _GENERIC_TYPES and not declared.startswith("image/"):
+        raise ImageRejected(f"served as {declared!r}, not as an image")
+
+
+def check_pixels(width: int, height: int, max_pixels: int) -> None:
+    if width * height > max_pixels:
+        raise ImageRejected(
+            f"image is {width}x{height} ({width * height} pixels), over the pixel cap of {max_pixels} "
+            "(CRAWLER_MAX_IMAGE_PIXELS): a decompression bomb or a page no reader can show"
+        )
+
+
+def _dimensions(file: IO[bytes] | File, max_pixels: int) -> tuple[int, int]:
+    """Width and height, once the whole image is proven to decode, and only when within the pixel cap.
+
+    The size comes from the header and is checked against the cap before any
+    pixel is decoded, so a decompression bomb costs nothing. A JPEG is then
+    decoded at 1/8 scale (`draft`): every block of the file is still read and
+    checked, at a 64th of the memory. Other formats decode whole (bounded by
+    the cap). A header with a cut or garbled body fails here, once, instead
+    of in every reader later.
+    """
     try:
-        with Image.open(file) as image:
-            return image.size
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own cap decides, below
+            with Image.open(file) as image:
+                size = image.size
+                check_pixels(*size, max_pixels)
+                if image.format == "JPEG":
+                    image.draft(image.mode, (max(1, size[0] // 8), max(1, size[1] // 8)))
+                image.load()
+                return size
+    except Image.DecompressionBombError as exc:
+        raise ImageRejected(f"over the pixel cap of {max_pixels} (CRAWLER_MAX_IMAGE_PIXELS): {exc}") from exc
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as exc:
         raise ImageRejected(f"the bytes start like an image but could not be decoded: {exc}") from exc
 
 
 def store_image_stream(
-    stream: ByteStream, *, directory: str, max_bytes: int | None = None, storage: Storage | None = None
+    stream: ByteStream,
+    *,
+    directory: str,
+    max_bytes: int | None = None,
+    max_pixels: int | None = None,
+    storage: Storage | None = None,
 ) -> StoredImage:
     """Stream `stream` into `directory` of `storage` (default_storage); returns what was stored.
 
-    Raises ImageRejected (no file left behind) when the bytes are not an
-    image, exceed `max_bytes` (default settings.CRAWLER_MAX_IMAGE_BYTES) or
-    cannot be decoded; any error the stream raises mid-body propagates, also
-    leaving no file. The caller closes the stream.
+    Raises ImageRejected (no file left behind) when the response declares a
+    type other than an image, the bytes are not an image, exceed `max_bytes`
+    (default settings.CRAWLER_MAX_IMAGE_BYTES) or `max_pixels` (default
+    settings.CRAWLER_MAX_IMAGE_PIXELS), or do not decode; any error the stream
+    raises mid-body propagates, also leaving no file. The caller closes the stream.
     """
     directory = validate_directory(directory)
     storage = storage or default_storage
     limit = max_bytes if max_bytes is not None else settings.CRAWLER_MAX_IMAGE_BYTES
+    pixels = max_pixels if max_pixels is not None else settings.CRAWLER_MAX_IMAGE_PIXELS
+    check_declared_type(getattr(stream, "content_type", "") or "")
     declared = getattr(stream, "declared_length", None)
     if isinstance(declared, int) and declared > limit:
         raise ImageRejected(f"image declares {declared} bytes, over the byte cap of {limit} (CRAWLER_MAX_IMAGE_BYTES)")
@@ -161,13 +209,15 @@ def store_image_stream(
     prefix, content_type, ext = meter.sniff()
     name = f"{directory}/{uuid.uuid4().hex}.{ext}"
     if isinstance(storage, FileSystemStorage):
-        width, height = _write_local(storage, name, prefix, meter)
+        width, height = _write_local(storage, name, prefix, meter, pixels)
     else:
-        width, height = _write_via_storage_api(storage, name, prefix, meter)
+        width, height = _write_via_storage_api(storage, name, prefix, meter, pixels)
     return StoredImage(name, content_type, width, height, meter.size, meter.hash.hexdigest())
 
 
-def _write_local(storage: FileSystemStorage, name: str, prefix: bytes, meter: _Meter) -> tuple[int, int]:
+def _write_local(
+    storage: FileSystemStorage, name: str, prefix: bytes, meter: _Meter, max_pixels: int
+) -> tuple[int, int]:
     """Temp file beside the target, fsync, decode check, atomic rename; the temp file goes on any failure."""
     final_path = storage.path(name)
     target_dir = os.path.dirname(final_path)
@@ -181,7 +231,7 @@ def _write_local(storage: FileSystemStorage, name: str, prefix: bytes, meter: _M
             out.flush()
             os.fsync(out.fileno())
         with open(temp_path, "rb") as written:
-            size = _dimensions(written)
+            size = _dimensions(written, max_pixels)
         if storage.file_permissions_mode is not None:
             os.chmod(temp_path, storage.file_permissions_mode)
         os.replace(temp_path, final_path)
@@ -192,7 +242,9 @@ def _write_local(storage: FileSystemStorage, name: str, prefix: bytes, meter: _M
     return size
 
 
-def _write_via_storage_api(storage: Storage, name: str, prefix: bytes, meter: _Meter) -> tuple[int, int]:
+def _write_via_storage_api(
+    storage: Storage, name: str, prefix: bytes, meter: _Meter, max_pixels: int
+) -> tuple[int, int]:
     """Stage in a local temp file (checked and decoded there), then one upload; nothing is stored on failure."""
     with tempfile.TemporaryFile(prefix="mangalord-incoming-", dir=settings.FILE_UPLOAD_TEMP_DIR) as staged:
         staged.write(prefix)
@@ -200,7 +252,7 @@ def _write_via_storage_api(storage: Storage, name: str, prefix: bytes, meter: _M
             staged.write(chunk)
         staged.flush()
         staged.seek(0)
-        size = _dimensions(staged)
+        size = _dimensions(staged, max_pixels)
         staged.seek(0)
         saved = storage.save(name, File(staged, name=name))
     if saved != name:  # the storage renamed it: a name we did not build would go unreferenced

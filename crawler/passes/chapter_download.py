@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream
-from crawler.errors import CrawlerError, JobCancelled, RetryLater, SessionExpired
+from crawler.errors import CrawlerError, ImageRefused, ImageRejected, JobCancelled, RetryLater, SessionExpired
 from crawler.events import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
@@ -91,6 +91,9 @@ def _download(chapter: Chapter, source: SourceAdapter, *, status: StatusHandle, 
         stream = source.open_image(url)
         try:
             image = store_image_stream(stream, directory=directory, max_bytes=settings.CRAWLER_MAX_IMAGE_BYTES)
+        except ImageRejected as exc:
+            where = f"source {chapter.source_id!r}: page {index + 1} of chapter {chapter.id} {url}"
+            raise ImageRefused(f"{where}: {exc}") from exc
         finally:
             stream.close()
         try:

@@ -13,13 +13,14 @@ from django.core.files.storage import default_storage
 from PIL import Image
 
 from catalog.models import Chapter, Manga, MangaSource, Page
-from crawler.errors import CrawlerError, ImageRejected, JobCancelled, SessionExpired
+from crawler.errors import CrawlerError, ImageRefused, JobCancelled, SessionExpired
 from crawler.models import Job
 from crawler.passes.chapter_download import page_directory
 from crawler.queue import enqueue, lease
 from crawler.queue.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
 from crawler.status import StatusHandle
 from crawler.workers.handlers import CRAWL_HANDLERS, JobContext
+from crawler.workers.outcomes import Disposition, disposition
 
 pytestmark = pytest.mark.django_db
 
@@ -164,7 +165,7 @@ def test_a_broken_page_image_fails_the_job_and_leaves_no_file(demo_site, manga):
     demo_site.faults.broken_image = True
     job = lease_one("sync_chapter_content")
 
-    with pytest.raises(ImageRejected):
+    with pytest.raises(ImageRefused, match=r"http://127\.0\.0\.1:\d+/img/pages/\S+: the bytes start like an image"):
         run_job(job)
 
     chapter = Chapter.objects.get(id=job.payload.chapter_id)
@@ -173,10 +174,20 @@ def test_a_broken_page_image_fails_the_job_and_leaves_no_file(demo_site, manga):
     assert stored_files(chapter) == []
 
 
+@pytest.mark.parametrize("fault", ["broken_image", "html_as_image"])
+def test_a_refused_page_image_is_a_permanent_error_so_its_job_dies_at_once_naming_the_url(demo_site, manga, fault):
+    setattr(demo_site.faults, fault, True)
+    job = lease_one("sync_chapter_content")
+    with pytest.raises(ImageRefused) as caught:
+        run_job(job)
+    assert disposition(caught.value) is Disposition.DEAD
+    assert f"{demo_site.base_url}/img/pages/" in str(caught.value)
+
+
 def test_an_html_page_served_as_an_image_fails_the_job(demo_site, manga):
     demo_site.faults.html_as_image = True
     job = lease_one("sync_chapter_content")
-    with pytest.raises(ImageRejected, match="text/html"):
+    with pytest.raises(ImageRefused, match="text/html"):
         run_job(job)
     assert stored_files(Chapter.objects.get(id=job.payload.chapter_id)) == []
 
