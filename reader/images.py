@@ -83,7 +83,9 @@ def render(handle: io.BufferedIOBase, width: int | None, content_type: str) -> b
     with Image.open(handle) as image:
         if width is not None and image.width > width:
             # draft (JPEG) and reduce (others) keep the full-size image out of memory where the format allows.
-            image.thumbnail((width, image.height), Image.Resampling.LANCZOS, reducing_gap=2.0)
+            # The box is the exact target: thumbnail asks the decoder for a draft of the box it is given.
+            height = max(1, round(image.height * width / image.width))
+            image.thumbnail((width, height), Image.Resampling.LANCZOS, reducing_gap=2.0)
         else:
             image.load()
         fmt = _FORMATS[content_type][0]
