@@ -2,31 +2,35 @@
 
 The original stays in storage untouched. A smaller (or converted) copy is
 made the first time a width is asked for and saved under `scaled/`, so later
-views stream it like any stored file. Making one stays within bounds:
-`Image.thumbnail` asks the JPEG decoder for a 1/2, 1/4 or 1/8-scale decode
-(`draft`) and shrinks other formats with `reduce` before the final resample,
-so a 50-megapixel JPEG is never held at full size; the pixel cap checked at
-ingest (CATALOG_MAX_IMAGE_PIXELS) bounds the rest. Widths are rounded down to
-a multiple of 10, so one page has a bounded number of copies.
+views stream it like any stored file. Making one stays within bounds: libvips
+(catalog/imaging.py) decodes JPEG and PNG in strips and shrinks JPEG and WebP
+while decoding, so a 50-megapixel page is never held at full size, and a copy
+is never wider than its decoder can produce within IMAGE_DECODE_BUDGET_MB
+(a WebP converted for a PSE client that gave no width is one). Widths are
+rounded down to a multiple of 10, so one page has a bounded number of copies.
 
-OPDS-PSE 1.2 allows only JPEG, GIF and PNG: a PSE stream declares one of
-them per chapter (`pse_type`) and pages stored in another type are served
+OPDS-PSE 1.2 allows only JPEG, GIF and PNG: a PSE stream declares JPEG or PNG
+per chapter (`pse_type`) and pages stored in another type are served
 converted to it.
 """
 
 from __future__ import annotations
 
-import io
+import os
+import tempfile
 from collections.abc import Iterable
 
-from django.core.files.base import ContentFile
+from django.conf import settings
+from django.core.files import File
 from django.core.files.storage import default_storage
-from PIL import Image
+
+from catalog import imaging
+from catalog.copies import copy_name
+from catalog.storage import local_copy
 
 MIN_WIDTH = 16
 MAX_WIDTH = 4096
 WIDTH_STEP = 10
-PSE_TYPES = frozenset({"image/jpeg", "image/gif", "image/png"})
 # What a scaled copy of each stored type is encoded as (GIF and AVIF: no animation or AVIF encoder needed).
 _SCALED_TYPES = {
     "image/jpeg": "image/jpeg",
@@ -35,7 +39,9 @@ _SCALED_TYPES = {
     "image/gif": "image/png",
     "image/avif": "image/jpeg",
 }
-_FORMATS = {"image/jpeg": ("JPEG", "jpg"), "image/png": ("PNG", "png"), "image/webp": ("WEBP", "webp")}
+_EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
+# Pages stored as these stream as PNG in PSE: lossless, and a scaled copy needs no GIF encoder.
+_PNG_STREAMS = frozenset({"image/png", "image/gif"})
 
 
 def parse_width(raw: str | None) -> int | None:
@@ -65,59 +71,48 @@ def scaled_type(content_type: str) -> str:
 
 
 def pse_type(stored_types: Iterable[str]) -> str:
-    """The one type a chapter's PSE stream declares: its pages' own type when they share an allowed one, else JPEG."""
+    """The one type a chapter's PSE stream declares: PNG when every page is PNG or GIF, else JPEG."""
     kinds = set(stored_types)
-    if len(kinds) == 1 and (only := next(iter(kinds))) in PSE_TYPES:
-        return only
-    return "image/jpeg"
+    return "image/png" if kinds and kinds <= _PNG_STREAMS else "image/jpeg"
 
 
-def scaled_name(original: str, key: str, width: int | None, content_type: str) -> str:
-    """Storage name of a copy: under scaled/, built from the original's own (id-made) name, never a source string."""
-    stem = original.rsplit(".", 1)[0]
-    return f"scaled/{stem}-{key}-w{width or 0}.{_FORMATS[content_type][1]}"
+def render(path: str, width: int | None, content_type: str, out_path: str) -> None:
+    """The image at `path`, at most `width` wide (None: as wide as it is), encoded as `content_type` into `out_path`.
+
+    The width is lowered further when the decoder would need more than the
+    decode budget for it (WebP holds the frame it decodes to).
+    """
+    header = imaging.read_header(path)
+    target = min(width or header.width, header.width)
+    within = imaging.widest_within(header.decoder, header.width, header.height, decode_budget())
+    if within:  # 0: no width fits (a GIF or AVIF stored before the ingest check refused such pages)
+        target = min(target, within)
+    imaging.save(imaging.scaled(path, target), out_path, content_type)
 
 
-def render(handle: io.BufferedIOBase, width: int | None, content_type: str) -> bytes:
-    """The image in `handle` at most `width` wide (None: as wide as it is), encoded as `content_type`."""
-    with Image.open(handle) as image:
-        if width is not None and image.width > width:
-            # draft (JPEG) and reduce (others) keep the full-size image out of memory where the format allows.
-            # The box is the exact target: thumbnail asks the decoder for a draft of the box it is given.
-            height = max(1, round(image.height * width / image.width))
-            image.thumbnail((width, height), Image.Resampling.LANCZOS, reducing_gap=2.0)
-        else:
-            image.load()
-        fmt = _FORMATS[content_type][0]
-        if fmt == "JPEG":
-            image = _flattened(image)
-        elif image.mode not in ("RGB", "RGBA", "L", "LA", "P", "1"):
-            image = image.convert("RGBA")
-        out = io.BytesIO()
-        image.save(out, fmt, **({"quality": 85} if fmt in ("JPEG", "WEBP") else {}))
-    return out.getvalue()
-
-
-def _flattened(image: Image.Image) -> Image.Image:
-    """JPEG has no alpha: transparent parts become white, as readers show them on a page."""
-    if image.mode in ("RGB", "L"):
-        return image
-    if image.mode in ("RGBA", "LA", "P", "PA"):
-        rgba = image.convert("RGBA")
-        background = Image.new("RGB", rgba.size, "white")
-        background.paste(rgba, mask=rgba.getchannel("A"))
-        return background
-    return image.convert("RGB")
+def decode_budget() -> int:
+    return settings.IMAGE_DECODE_BUDGET_MB * 1024 * 1024
 
 
 def stored_copy(original: str, key: str, width: int | None, content_type: str) -> str:
-    """The storage name of `original` at `width` as `content_type`, made now if no view asked for it before."""
-    name = scaled_name(original, key, width, content_type)
+    """The storage name of `original` at `width` as `content_type`, made now if no view asked for it before.
+
+    The original comes as a local path (a temp copy when storage is remote),
+    the copy is encoded into a temp file and saved from there: neither is
+    ever held in memory whole. FileNotFoundError when the original is missing.
+    """
+    name = copy_name(original, key, width, _EXTENSIONS[content_type])
     if default_storage.exists(name):
         return name
-    with default_storage.open(original, "rb") as handle:
-        body = render(handle, width, content_type)
-    saved = default_storage.save(name, ContentFile(body))
+    ext = _EXTENSIONS[content_type]
+    with tempfile.TemporaryDirectory(prefix="mangalord-scaled-", dir=settings.FILE_UPLOAD_TEMP_DIR) as work:
+        out_path = os.path.join(work, f"copy.{ext}")
+        with local_copy(original) as path:
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"stored file {original!r} is missing")
+            render(path, width, content_type, out_path)
+        with open(out_path, "rb") as body:
+            saved = default_storage.save(name, File(body, name=name))
     if saved != name:  # another view made it meanwhile; keep theirs
         default_storage.delete(saved)
     return name

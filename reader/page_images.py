@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import mimetypes
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 
 from catalog.models import Page
 from reader.http import stream_stored
@@ -19,7 +19,7 @@ def page_response(page: Page, max_width: int | None, *, as_type: str | None = No
     wanted = as_type or (scaled_type(page.content_type) if width else page.content_type)
     if width is None and wanted == page.content_type:
         return stream_stored(page.image.name, page.content_type, page.sha256)
-    name = stored_copy(page.image.name, "page", width, wanted)
+    name = _copy(page.image.name, "page", width, wanted)
     return stream_stored(name, wanted, f"{page.sha256}-w{width or 0}-{wanted.split('/')[1]}")
 
 
@@ -33,4 +33,11 @@ def thumbnail_type(name: str) -> str:
 
 def cover_thumbnail_response(name: str) -> HttpResponse:
     content_type = thumbnail_type(name)
-    return stream_stored(stored_copy(name, "thumb", THUMBNAIL_WIDTH, content_type), content_type)
+    return stream_stored(_copy(name, "thumb", THUMBNAIL_WIDTH, content_type), content_type)
+
+
+def _copy(original: str, key: str, width: int | None, content_type: str) -> str:
+    try:
+        return stored_copy(original, key, width, content_type)
+    except FileNotFoundError as exc:
+        raise Http404("The stored file is missing.") from exc

@@ -56,6 +56,14 @@ def test_the_pixel_cap_is_a_setting(settings):
     assert store_image_stream(ChunkStream(image_bytes("PNG", (100, 100))), directory="pages/c").width == 100
 
 
+def test_a_gif_whose_whole_frame_decode_would_exceed_the_decode_budget_is_refused(settings):
+    settings.IMAGE_DECODE_BUDGET_MB = 1  # a 600x600 GIF's frame is about 1.8 MB; a JPEG decodes in strips
+    with pytest.raises(ImageRejected, match=r"over the decode budget of 1 MB \(IMAGE_DECODE_BUDGET_MB\)"):
+        store_image_stream(ChunkStream(image_bytes("GIF", (600, 600))), directory="pages/c")
+    assert _no_files(settings)
+    assert store_image_stream(ChunkStream(image_bytes("JPEG", (600, 600))), directory="pages/c").width == 600
+
+
 def test_a_response_declaring_a_non_image_type_is_refused_before_its_body_is_read(settings):
     stream = ChunkStream(image_bytes("PNG"))
     stream.content_type = "text/html"

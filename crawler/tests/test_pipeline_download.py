@@ -9,9 +9,11 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from PIL import Image
 
+from catalog.copies import copy_name
 from catalog.models import Chapter, Manga, MangaSource, Page
 from crawler.errors import CrawlerError, ImageRefused, JobCancelled, SessionExpired
 from crawler.models import Job
@@ -126,9 +128,13 @@ def test_rerun_after_an_interrupted_download_ends_with_exactly_its_pages_and_no_
     chapter = Chapter.objects.get(id=job.payload.chapter_id)
     run_job(job)
     complete = {p.index: p.sha256 for p in Page.objects.filter(chapter=chapter)}
+    first, last = Page.objects.filter(chapter=chapter).order_by("index")[:: chapter.page_count - 1]
+    # A reader viewed both pages scaled; the last one's row then goes (a re-download gives it a new id).
+    kept_copy, stale_copy = (copy_name(p.image.name, "page", 800, "jpg") for p in (first, last))
+    for name in (kept_copy, stale_copy):
+        default_storage.save(name, ContentFile(b"a scaled copy"))
     # Rewind to what a kill -9 mid-download leaves: the last page's file stored but
     # its row never written, plus a temp file cut short mid-write.
-    last = Page.objects.filter(chapter=chapter).order_by("-index").first()
     orphan = last.image.name
     last.delete()
     directory = default_storage.path(page_directory(chapter.id))
@@ -144,6 +150,7 @@ def test_rerun_after_an_interrupted_download_ends_with_exactly_its_pages_and_no_
     assert chapter.sync_state == "done" and chapter.page_count == len(complete)
     assert stored_files(chapter) == sorted(os.path.basename(p.image.name) for p in pages)
     assert not default_storage.exists(orphan)
+    assert default_storage.exists(kept_copy) and not default_storage.exists(stale_copy)
 
 
 def test_download_queues_analysis_for_every_stored_page(demo_site, manga, settings):

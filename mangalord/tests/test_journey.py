@@ -32,7 +32,7 @@ from crawler.models import Job
 from crawler.testing.live_server import LiveServer, start_daphne
 from crawler.testing.theme_sites.journey import CLEAN_TITLE, COLLIDING_TITLES, journey_catalog
 from crawler.testing.theme_sites.madara import MadaraSite
-from reader.tests.conftest import SCHEMAS, assert_valid_opds
+from reader.tests.conftest import assert_valid_opds
 
 pytestmark = [pytest.mark.process, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "alice-password"
@@ -40,16 +40,6 @@ PSE = "http://vaemendis.net/opds-pse/stream"
 ACQUISITION = "http://opds-spec.org/acquisition"
 PIL_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp", "GIF": "image/gif"}
 SITE_ENV = {"ANALYSIS_ENABLED": "false", "CRAWLER_POLL_SECS": "0.2", "CRAWLER_WORKERS": "2"}
-
-
-@pytest.fixture(scope="module")
-def opds_grammar() -> etree.RelaxNG:
-    return etree.RelaxNG(etree.parse(str(SCHEMAS / "opds.rng")))
-
-
-@pytest.fixture(scope="module")
-def comicinfo_xsd() -> etree.XMLSchema:
-    return etree.XMLSchema(etree.parse(str(SCHEMAS / "ComicInfo-v2.0.xsd")))
 
 
 @pytest.fixture
@@ -103,7 +93,7 @@ def opds_feeds(http: httpx.Client, base: str, grammar: etree.RelaxNG) -> dict[st
 
 
 def test_a_right_to_left_japanese_madara_site_reaches_every_reader_right(
-    site, web, child_env, manage_cmd, django_user_model, browser: Browser, opds_grammar, comicinfo_xsd, tmp_path
+    site, web, child_env, manage_cmd, django_user_model, browser: Browser, opds_schema, comicinfo_schema, tmp_path
 ):
     env = {**child_env, **SITE_ENV}
     crawl(site, manage_cmd, env)
@@ -152,7 +142,7 @@ def test_a_right_to_left_japanese_madara_site_reaches_every_reader_right(
 
     with httpx.Client(auth=("alice", PASSWORD), timeout=60) as http:
         # --- every OPDS feed: valid, parsed, titles once, true types --------------------------
-        feeds = opds_feeds(http, web.url, opds_grammar)
+        feeds = opds_feeds(http, web.url, opds_schema)
         manga_feed = next(doc for url, doc in feeds.items() if f"/opds/mangas/{yoru.id}/" in url)
         entries = manga_feed.findall("{http://www.w3.org/2005/Atom}entry")
         assert [e.findtext("{http://www.w3.org/2005/Atom}title") for e in entries] == [
@@ -189,7 +179,7 @@ def test_a_right_to_left_japanese_madara_site_reaches_every_reader_right(
                 # --- the chapter's CBZ: stored bytes, ComicInfo valid and right to left ---------
                 archive = zipfile.ZipFile(io.BytesIO(http.get(links[ACQUISITION].get("href")).content))
                 info = etree.fromstring(archive.read("ComicInfo.xml"))
-                assert comicinfo_xsd.validate(info), comicinfo_xsd.error_log
+                assert comicinfo_schema.validate(info), comicinfo_schema.error_log
                 assert info.findtext("Manga") == "YesAndRightToLeft"
                 assert info.findtext("LanguageISO") == "ja"
                 assert info.findtext("Title") == entry.findtext("{http://www.w3.org/2005/Atom}title")

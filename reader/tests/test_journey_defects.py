@@ -111,6 +111,31 @@ def test_pse_links_declare_the_type_the_server_sends_and_webp_pages_are_converte
             assert answer["Content-Type"] == f"image/{wanted.lower()}"
 
 
+def test_a_webp_page_converted_for_pse_without_a_width_is_no_wider_than_the_decode_budget_allows(
+    client, alice, db, settings
+):
+    src = f.source("demo")
+    chapter = f.chapter(f.manga("Wide", src=src), 1, src=src)
+    f.page(chapter, 0, image("WEBP", (600, 900)), "image/webp")
+    chapter.sync_state = "done"
+    chapter.save()
+    settings.IMAGE_DECODE_BUDGET_MB = 1  # WebP holds its decoded frame: 600x900 would need about 4.6 MB
+    answer = client.get(f"/opds/chapters/{chapter.id}/pages/0/", **basic("alice", PASSWORD))
+    converted = Image.open(io.BytesIO(b"".join(answer.streaming_content)))
+    assert converted.format == "JPEG" and 200 <= converted.width <= 300
+
+
+def test_a_scaled_page_is_kept_on_s3_storage_too(client, alice, db, s3_storage):
+    src = f.source("demo")
+    chapter = f.chapter(f.manga("Remote", src=src), 1, src=src)
+    page = f.page(chapter, 0, image("PNG", (400, 600)))
+    client.force_login(alice)
+    answer = client.get(f"/read/pages/{page.id}/image/?w=200")
+    assert Image.open(io.BytesIO(b"".join(answer.streaming_content))).size == (200, 300)
+    stem = page.image.name.rsplit(".", 1)[0]
+    assert f"media/scaled/{stem}-page-w200.png" in s3_storage.keys()
+
+
 def test_a_scaled_page_is_kept_in_storage_for_the_next_view(client, alice, db, settings):
     src = f.source("demo")
     chapter = f.chapter(f.manga("Big", src=src), 1, src=src, pages=1, width=800, height=1200)
