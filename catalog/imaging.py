@@ -34,7 +34,7 @@ CHECK_BOX = 64
 # Bytes per pixel a decoder holds at once, measured by bench/resize_memory.py
 # (50 MP pages; libvips 8.18). WebP: per pixel of the decoded (scaled) frame;
 # GIF and AVIF: per pixel of the full frame, whatever the output size.
-_FRAME_BYTES = {"image/webp": 9.0, "image/gif": 5.2, "image/avif": 17.0}
+_FRAME_BYTES = {"image/webp": 9.0, "image/gif": 5.4, "image/avif": 17.0}
 _WHOLE_FRAME = frozenset({"image/gif", "image/avif"})
 _LOADER_TYPES = {
     "jpegload": "image/jpeg",

@@ -161,7 +161,7 @@ def check_decode_budget(header: imaging.Header) -> None:
     """Refuse an image whose decoder would hold more than IMAGE_DECODE_BUDGET_MB even for a small copy.
 
     Only GIF and AVIF can: their decoders hold the whole frame (about 5 and
-    17 bytes a pixel), so the budget is their pixel cap (150 MB: 30 MP GIF,
+    17 bytes a pixel), so the budget is their pixel cap (150 MB: 29 MP GIF,
     9 MP AVIF).
     """
     budget = settings.IMAGE_DECODE_BUDGET_MB

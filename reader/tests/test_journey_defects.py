@@ -87,9 +87,12 @@ def test_xml_invalid_and_bidi_characters_never_reach_a_feed_or_comicinfo(client,
 def test_pse_links_declare_the_type_the_server_sends_and_webp_pages_are_converted(client, alice, db):
     src = f.source("demo")
     manga = f.manga("Types", src=src)
-    kinds = {"png": ("PNG", "image/png"), "webp": ("WEBP", "image/webp"), "jpeg": ("JPEG", "image/jpeg")}
+    kinds = {
+        "png": ("PNG", "image/png"), "webp": ("WEBP", "image/webp"), "jpeg": ("JPEG", "image/jpeg"),
+        "gif": ("GIF", "image/gif"),
+    }  # fmt: skip
     chapters = {}
-    for number, name in enumerate(("png", "webp", "jpeg"), start=1):
+    for number, name in enumerate(kinds, start=1):
         chapter = f.chapter(manga, number, src=src)
         f.page(chapter, 0, image(kinds[name][0]), kinds[name][1])
         chapter.sync_state = "done"
@@ -102,8 +105,8 @@ def test_pse_links_declare_the_type_the_server_sends_and_webp_pages_are_converte
         for link in feed.iter(f"{ATOM}link")
         if link.get("rel") == "http://vaemendis.net/opds-pse/stream"
     ]
-    assert declared == ["image/png", "image/jpeg", "image/jpeg"]
-    for name, wanted in (("png", "PNG"), ("webp", "JPEG"), ("jpeg", "JPEG")):
+    assert declared == ["image/png", "image/jpeg", "image/jpeg", "image/png"]
+    for name, wanted in (("png", "PNG"), ("webp", "JPEG"), ("jpeg", "JPEG"), ("gif", "PNG")):
         for query in ({}, {"maxWidth": "20"}):
             answer = client.get(f"/opds/chapters/{chapters[name].id}/pages/0/", query, **auth)
             body = b"".join(answer.streaming_content)
