@@ -102,6 +102,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "mangalord.middleware.reject_nul_characters",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -315,6 +316,10 @@ CRAWLER_MAX_ATTEMPTS = _positive("CRAWLER_MAX_ATTEMPTS", 5)
 CRAWLER_MAX_DEFERRALS = _positive("CRAWLER_MAX_DEFERRALS", 20)
 CRAWLER_DONE_RETENTION_DAYS = _non_negative("CRAWLER_DONE_RETENTION_DAYS", 7)
 CRAWLER_MAX_IMAGE_BYTES = _positive("CRAWLER_MAX_IMAGE_BYTES", 64 * 1024 * 1024)
+CRAWLER_MAX_IMAGE_PIXELS = _positive("CRAWLER_MAX_IMAGE_PIXELS", 50_000_000)
+# Memory one image decode may hold (catalog.imaging): GIF and AVIF pages whose whole frame needs more are refused
+# at ingest, and a scaled or converted copy is never wider than its decoder can make within it.
+IMAGE_DECODE_BUDGET_MB = _positive("IMAGE_DECODE_BUDGET_MB", 150)
 CRAWLER_METADATA_INTERVAL = _positive("CRAWLER_METADATA_INTERVAL", 3600)
 CRAWLER_CIRCUIT_BREAKER_THRESHOLD = _positive("CRAWLER_CIRCUIT_BREAKER_THRESHOLD", 5)
 CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS = _positive("CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS", 120)
@@ -376,6 +381,8 @@ LOGGING = {
         "django.db.backends": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
+        # libvips narrates every thumbnail at INFO (loader, shrink factors, thread pool).
+        "pyvips": {"level": "WARNING"},
     },
 }
 

@@ -11,3 +11,8 @@ class ReaderConfig(AppConfig):
 
         # The REST API accepts what every reader app accepts: an API key, or HTTP Basic.
         accept_also(ReaderAuthentication)
+
+        from catalog import source_settings
+        from reader import source_settings as reader_keys
+
+        source_settings.register("reader", reader_keys.KEYS, reader_keys.validate)

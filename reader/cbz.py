@@ -24,6 +24,7 @@ from django.core.files.storage import default_storage
 from zipstream import ZIP_STORED, ZipStream
 
 from catalog.models import Chapter, Manga, Page
+from catalog.text import clean_text
 from reader.naming import chapter_label, chapter_title
 from reader.source_settings import language, reading_direction
 
@@ -80,6 +81,7 @@ def comic_info(
     )
 
     def add(name: str, value: str) -> None:
+        value = clean_text(value)  # a second line behind the crawler's: ill-formed XML would hide the whole file
         if value:
             ET.SubElement(root, name).text = value
 

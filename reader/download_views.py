@@ -25,7 +25,7 @@ def chapter_cbz(request: HttpRequest, chapter_id: str) -> HttpResponse:
         dropped_at__isnull=True,
     )
     archive = chapter_zip(chapter)
-    name = cbz_filename(chapter.manga.title, chapter.number)
+    name = cbz_filename(chapter.manga.title, chapter.number, chapter.title)
     body = archive if request.method == "HEAD" else recording_binary_digest(archive, chapter)
     response = StreamingHttpResponse(body, content_type=CBZ_TYPE)
     if archive.sized:

@@ -25,7 +25,6 @@ from rest_framework.views import APIView
 
 from catalog.models import Chapter, Manga, Page, Source, Tag
 from reader.api_auth import ReaderAuthentication
-from reader.images import convert
 from reader.komga import dto, params, queries
 from reader.komga.params import BadParam
 from reader.models import ReadProgress
@@ -163,10 +162,7 @@ class BookPage(KomgaView):
         page = Page.objects.filter(chapter=_chapter(book_id), index=index).first()
         if page is None:
             raise Http404("No such page in this book.")
-        if target is None or page.content_type == f"image/{target}":
-            return page_response(page, None)
-        body, content_type = convert(page.image.name, target)
-        return HttpResponse(body, content_type=content_type)
+        return page_response(page, None, as_type=None if target is None else f"image/{target}")
 
 
 class BookThumbnail(KomgaView):
