@@ -24,8 +24,11 @@ lint:
 demo:
 	python manage.py demo
 
+# The crawl benchmark also needs nginx and aria2c (Debian: apt-get install nginx-light aria2).
 bench:
 	python -m pip install -r bench/requirements.txt
+	python bench/crawl.py
+	python bench/crawl.py --sources 20 --rate 5
 	python bench/queue_throughput.py
 	python bench/wakeup_latency.py
 	python bench/stream_memory.py

@@ -1,4 +1,4 @@
-"""Admin for accounts: unlock locked-out logins from the user list; API tokens listed without their keys.
+"""Admin for accounts: unlock locked-out logins from the user list; API tokens and API keys listed without secrets.
 
 django-axes registers its own read-only lists of access attempts (deleting
 an attempt unlocks it too); the action here unlocks by account, which is
@@ -6,6 +6,8 @@ what an operator is asked for ("I'm locked out").
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
@@ -15,7 +17,8 @@ from django.http import HttpRequest
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
-from accounts import lockout
+from accounts import api_keys, lockout
+from accounts.api_keys import ApiKey
 
 User = get_user_model()
 
@@ -53,3 +56,31 @@ class MaskedTokenAdmin(TokenAdmin):
     @admin.display(description="key")
     def shown_key(self, token: TokenProxy) -> str:
         return masked_key(token.key)
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    """List keys with their last use, make one (its secret shown once), rename, revoke (delete)."""
+
+    list_display = ("name", "user", "key_hint", "created_at", "last_used_at")
+    list_filter = ("last_used_at",)
+    search_fields = ("name", "user__username", "hint")
+    fields = ("user", "name")
+    autocomplete_fields = ("user",)
+    list_select_related = ("user",)
+
+    @admin.display(description="Key")
+    def key_hint(self, key: ApiKey) -> str:
+        return f"{api_keys.KEY_PREFIX}{key.hint}…"
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple[str, ...]:
+        return ("user",) if obj is not None else ()
+
+    def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
+        if change:
+            obj.name = api_keys.clean_name(obj.name)
+            obj.save(update_fields=["name"])
+            return
+        raw = api_keys.seal(obj)
+        obj.save()
+        messages.warning(request, f"The key for {obj.user}: {raw} (copy it now, it is not shown again).")

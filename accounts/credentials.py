@@ -13,12 +13,21 @@ counted. The built-in schemes:
   password changes the stored hash, so the old entry can never match, and
   nothing in the cache reveals the password. The lockout is checked before
   the cache, so a remembered password is refused while locked like any other.
+  A per-user API key (`accounts.api_keys`) stands in for the password, for
+  apps that only ask for a user name and a password (Mihon, OPDS apps).
 - `Token` (`Authorization: Token <key>`): a DRF token (`POST /api/v1/auth/token/`).
+- `X-API-Key`: a per-user API key.
 
-A new protocol's credential (a per-user API key in `X-API-Key`, say) is one
-`HeaderScheme` passed to `register_scheme`, usually with `verify_key` as its
-verifier, and every reader that goes through `accounts.policy` accepts it,
-lockout included.
+Keys outside a header go through the same checks: a key in the catalog URL
+(`verify_api_key`) and KOReader's sync headers (`verify_kosync`). A wrong key
+counts toward the lockout like a wrong password: toward the account it names
+(Basic's user name, kosync's `x-auth-user`) and the address, or the address
+alone when it names none; a right key is refused while its owner's account or
+the address is locked.
+
+A new protocol's header credential is one `HeaderScheme` passed to
+`register_scheme`, usually with `verify_key` as its verifier, and every
+reader that goes through `accounts.policy` accepts it, lockout included.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ import hashlib
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
@@ -37,9 +46,11 @@ from django.core.cache import cache
 from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
-from accounts import lockout
+from accounts import api_keys, lockout
 
 BASIC_CACHE_SECS = 300
+# What a 401 asks of clients that speak HTTP Basic (OPDS apps, Mihon): they send credentials only after it.
+BASIC_CHALLENGE = 'Basic realm="Mangalord", charset="UTF-8"'
 
 
 class InvalidCredentials(Exception):
@@ -66,6 +77,16 @@ def authorization(scheme_word: str) -> Callable[[HttpRequest], str | None]:
     def read(request: HttpRequest) -> str | None:
         word, _, value = request.headers.get("Authorization", "").partition(" ")
         return value.strip() if word.lower() == scheme_word.lower() else None
+
+    return read
+
+
+def header(name: str) -> Callable[[HttpRequest], str | None]:
+    """A reader for a header of its own (`X-API-Key: <value>`)."""
+
+    def read(request: HttpRequest) -> str | None:
+        value = request.headers.get(name)
+        return value.strip() if value is not None else None
 
     return read
 
@@ -104,19 +125,61 @@ def verify_basic(request: HttpRequest, value: str) -> Any:
     credentials = basic_credentials(value)
     if credentials is None:
         raise InvalidCredentials("Malformed Basic credentials.")
-    return verify_password(request, *credentials)
+    username, password = credentials
+    if api_keys.looks_like_key(password):
+        lockout.refuse_if_locked(request, username)
+        key = api_keys.find(password)
+        if key is not None and key.user.get_username() == username and key.user.is_active:
+            api_keys.touch(key)
+            return key.user
+        # Not this user's key: checked as a password, so the miss counts toward the account like one.
+    return verify_password(request, username, password)
+
+
+def _refuse(request: HttpRequest, *, scheme: str, username: str | None) -> NoReturn:
+    lockout.refuse_if_locked(request, username)  # a miss while locked is refused, not counted
+    lockout.record_failure(request, scheme=scheme, username=username)
+    lockout.refuse_if_locked(request, username)  # this miss may be the one that locks
+    raise InvalidCredentials("Invalid key.")
+
+
+def _accept(request: HttpRequest, user: Any) -> Any:
+    if not user.is_active:
+        raise InvalidCredentials("User inactive or deleted.")
+    lockout.refuse_if_locked(request, user.get_username())  # the owner's account, and the address
+    return user
 
 
 def verify_key(request: HttpRequest, key: str, *, scheme: str, owner: Callable[[str], Any]) -> Any:
-    """The active owner of secret `key` (`owner` looks it up, None when unknown); a miss counts toward the lockout."""
-    lockout.refuse_if_locked(request, None)
+    """The active owner of secret `key` (`owner` looks it up, None when unknown), under the lockout (module doc)."""
     user = owner(key) if key else None
     if user is None:
-        lockout.record_failure(request, scheme=scheme)
-        lockout.refuse_if_locked(request, None)
-        raise InvalidCredentials("Invalid key.")
-    if not user.is_active:
-        raise InvalidCredentials("User inactive or deleted.")
+        _refuse(request, scheme=scheme, username=None)
+    return _accept(request, user)
+
+
+def verify_api_key(request: HttpRequest, raw: str, *, scheme: str = "api-key") -> Any:
+    """The active owner of API key `raw` (`X-API-Key`, a key in the catalog URL), under the lockout."""
+    key = api_keys.find(raw)
+    if key is None:
+        _refuse(request, scheme=scheme, username=None)
+    user = _accept(request, key.user)
+    api_keys.touch(key)
+    return user
+
+
+def verify_kosync(request: HttpRequest, username: str, auth_key: str) -> Any:
+    """The active user KOReader's sync headers name: `x-auth-user`, and `x-auth-key`, the MD5 of one of their keys.
+
+    A miss counts toward the account `username` names, as a wrong password would; no headers at all is no attempt.
+    """
+    if not username and not auth_key:
+        raise InvalidCredentials("No credentials.")
+    key = api_keys.find_for_kosync(username, auth_key) if username and auth_key else None
+    if key is None:
+        _refuse(request, scheme="kosync", username=username or None)
+    user = _accept(request, key.user)
+    api_keys.touch(key)
     return user
 
 
@@ -132,6 +195,7 @@ def verify_token(request: HttpRequest, value: str) -> Any:
 _schemes: list[HeaderScheme] = [
     HeaderScheme("Basic", authorization("Basic"), verify_basic),
     HeaderScheme("Token", authorization("Token"), verify_token),
+    HeaderScheme("X-API-Key", header("X-API-Key"), verify_api_key),
 ]
 
 

@@ -6,6 +6,10 @@ request with 401 only when the first authentication class can name a
 every anonymous call into a misleading 403). Browsers still authenticate with
 their session cookie, and SessionAuthentication keeps enforcing Django's CSRF
 check for them. A locked-out request is answered 429 with `Retry-After`.
+
+Reader apps that send credentials only after a `WWW-Authenticate: Basic`
+challenge (Mihon's Komga extension, Komelia) use `READER_APP_AUTHENTICATION`:
+the same credentials, challenged with Basic.
 """
 
 from __future__ import annotations
@@ -44,6 +48,13 @@ class HeaderCredentialsAuthentication(BaseAuthentication):
 
 
 API_AUTHENTICATION = (HeaderCredentialsAuthentication, SessionAuthentication)
+
+
+class BasicChallengeAuthentication(HeaderCredentialsAuthentication):
+    challenge = credentials.BASIC_CHALLENGE
+
+
+READER_APP_AUTHENTICATION = (BasicChallengeAuthentication, SessionAuthentication)
 
 
 class CanReadLibrary(BasePermission):

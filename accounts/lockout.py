@@ -4,9 +4,10 @@ django-axes counts the failures: every `django.contrib.auth.authenticate()`
 that fails (the login forms, HTTP Basic, the token endpoint) sends
 `user_login_failed`, which axes records per (username, address); its
 authentication backend, first in `AUTHENTICATION_BACKENDS`, refuses every
-attempt (the right password too) while the request is locked. Keys that
-carry no username (API tokens, API keys) report their misses here
-(`record_failure`) and count toward the address alone.
+attempt (the right password too) while the request is locked. Keys report
+their misses here (`record_failure`): toward the account they name (KOReader
+sync's user) and the address, or the address alone when they name none (API
+tokens, `X-API-Key`, a key in a URL).
 
 Two limits instead of axes' one (`LoginLockoutHandler`): an account locks
 after `LOGIN_FAILURE_LIMIT` failures, whatever address they came from (a
@@ -96,9 +97,10 @@ def refuse_if_locked(request: HttpRequest, username: str | None) -> None:
         raise LockedOut(lockout_secs())
 
 
-def record_failure(request: HttpRequest, *, scheme: str) -> None:
-    """Count a wrong key (token, API key) against the request's address, as a wrong password is counted."""
-    user_login_failed.send(sender=__name__, credentials={"username": None, "scheme": scheme}, request=request)
+def record_failure(request: HttpRequest, *, scheme: str, username: str | None = None) -> None:
+    """Count a wrong key (token, API key) as a wrong password is counted: toward `username`'s account, if the
+    credential names one (kosync's user), and the request's address."""
+    user_login_failed.send(sender=__name__, credentials={"username": username, "scheme": scheme}, request=request)
 
 
 def unlock(*, username: str | None = None, address: str | None = None) -> int:

@@ -10,20 +10,16 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from django.core.files.storage import FileSystemStorage
-
 from analysis import service
 from analysis.backends import get_backend
 from analysis.backends.base import AnalysisError
 from catalog.models import Page
-from catalog.storage import open_stored
+from catalog.storage import local_copy
 from crawler.errors import JobCancelled
 from crawler.queue.payloads import AnalyzePage
 
@@ -32,30 +28,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-COPY_CHUNK_BYTES = 256 * 1024
-
 
 @contextmanager
 def local_image_path(page: Page) -> Iterator[str]:
-    """A filesystem path to the page image for the backend, whatever the storage.
-
-    Local storage hands out its own path. A remote one (S3-compatible, when
-    workers run on several hosts) is streamed into a temporary file in
-    chunks, never read whole, and the copy is removed afterwards.
-    """
+    """A filesystem path to the page image for the backend, whatever the storage (a temp copy for S3)."""
     if not page.image:
         raise AnalysisError(f"page {page.id} has no stored image")
-    if isinstance(page.image.storage, FileSystemStorage):
-        yield page.image.path
-        return
-    suffix = os.path.splitext(page.image.name)[1]
-    with (
-        tempfile.NamedTemporaryFile(suffix=suffix) as copy,
-        open_stored(page.image.name, storage=page.image.storage) as src,
-    ):
-        shutil.copyfileobj(src, copy, COPY_CHUNK_BYTES)
-        copy.flush()
-        yield copy.name
+    with local_copy(page.image.name, storage=page.image.storage, suffix=os.path.splitext(page.image.name)[1]) as path:
+        yield path
 
 
 def handle_analyze_page(payload: AnalyzePage, ctx: JobContext) -> None:

@@ -3,8 +3,11 @@
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import ExpressionWrapper, F, Q
+
+from catalog.source_settings import SourceSettingsError, validate_settings
 
 
 class Source(models.Model):
@@ -25,6 +28,13 @@ class Source(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """Every app's settings keys, checked in one place (catalog.source_settings)."""
+        try:
+            validate_settings(self.id, self.kind, self.settings)
+        except SourceSettingsError as exc:
+            raise ValidationError({"settings": str(exc)}) from exc
 
 
 class Tag(models.Model):

@@ -4,15 +4,18 @@ An image goes from the source to storage one chunk at a time: peak memory is
 about one HTTP chunk plus the 64-byte sniff prefix, whatever the image size.
 On the local filesystem the bytes land in a temp file in the target
 directory, are fsynced, checked, and renamed to a fresh `<uuid>.<ext>` name,
-so a reader never sees a half-written page and a failure (not an image, over
-the byte cap, connection cut mid-body, undecodable) leaves no file at all.
+so a reader never sees a half-written page and a failure (served as a
+non-image type, not an image, over the byte or pixel cap, connection cut
+mid-body, undecodable, over the decode budget) leaves no file at all. Each
+image is decoded once here at reduced size (catalog/imaging.py: a JPEG at
+1/8 scale, a PNG row by row) after its header passed the pixel cap, so a
+garbled body or a decompression bomb never reaches a reader.
 Other storages (S3-compatible: catalog/s3.py) have no rename, so the bytes
 are staged in a local temp file with the same checks, decoded, and only then
 handed to `storage.save`, which for S3 is a multipart upload from that file:
 the object appears only when it is complete and checked, and a failure
 anywhere (source cut, cap, decode, upload) leaves no object. Staging on disk
-keeps memory flat; decoding needs the whole file (Pillow reads WebP and AVIF
-dimensions only from the full image).
+keeps memory flat and gives the decoder a file to read.
 
 Storage keys are built by callers from our own ids (`pages/<chapter id>`),
 never from source strings; anything else is refused.
@@ -23,20 +26,23 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Protocol
 
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import FileSystemStorage, Storage, default_storage
-from PIL import Image, UnidentifiedImageError
 
+from catalog import imaging
 from catalog.errors import ImageRejected
 
 SNIFF_BYTES = 64
+COPY_CHUNK_BYTES = 1024 * 1024
 _DIRECTORY = re.compile(r"^[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*$")
 
 
@@ -132,28 +138,81 @@ class _Meter:
         return chunk
 
 
-def _dimensions(file: IO[bytes] | File) -> tuple[int, int]:
-    """Width and height from the image header (Pillow reads only what it needs)."""
+# Image types a server may declare for an image besides image/*: some CDNs send everything as octet-stream.
+_GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
+
+
+def check_declared_type(content_type: str) -> None:
+    """Refuse a response that says it is not an image (an HTML error page, JSON) before reading its body."""
+    declared = content_type.split(";")[0].strip().lower()
+    if declared not in _GENERIC_TYPES and not declared.startswith("image/"):
+        raise ImageRejected(f"served as {declared!r}, not as an image")
+
+
+def check_pixels(width: int, height: int, max_pixels: int) -> None:
+    if width * height > max_pixels:
+        raise ImageRejected(
+            f"image is {width}x{height} ({width * height} pixels), over the pixel cap of {max_pixels} "
+            "(CRAWLER_MAX_IMAGE_PIXELS): a decompression bomb or a page no reader can show"
+        )
+
+
+def check_decode_budget(header: imaging.Header) -> None:
+    """Refuse an image whose decoder would hold more than IMAGE_DECODE_BUDGET_MB even for a small copy.
+
+    Only GIF and AVIF can: their decoders hold the whole frame (about 5 and
+    17 bytes a pixel), so the budget is their pixel cap (150 MB: 29 MP GIF,
+    9 MP AVIF).
+    """
+    budget = settings.IMAGE_DECODE_BUDGET_MB
+    needed = header.decode_bytes(imaging.CHECK_BOX) / (1024 * 1024)
+    if needed > budget:
+        raise ImageRejected(
+            f"{header.decoder} image is {header.width}x{header.height}: its decoder holds the whole frame "
+            f"({needed:.0f} MB), over the decode budget of {budget} MB (IMAGE_DECODE_BUDGET_MB)"
+        )
+
+
+def _checked_size(path: str, max_pixels: int) -> tuple[int, int]:
+    """Width and height, once the whole image is proven to decode within the pixel cap and the decode budget.
+
+    The size comes from the header and is checked before any pixel is
+    decoded, so a decompression bomb costs nothing. The image is then decoded
+    once at reduced size (a JPEG at 1/8 scale, a PNG row by row): every byte
+    is read and checked at a fraction of the memory. A header with a cut or
+    garbled body fails here, once, instead of in every reader later.
+    """
     try:
-        with Image.open(file) as image:
-            return image.size
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        header = imaging.read_header(path)
+        check_pixels(header.width, header.height, max_pixels)
+        check_decode_budget(header)
+        imaging.check_decodes(path)
+    except imaging.Undecodable as exc:
         raise ImageRejected(f"the bytes start like an image but could not be decoded: {exc}") from exc
+    return header.width, header.height
 
 
 def store_image_stream(
-    stream: ByteStream, *, directory: str, max_bytes: int | None = None, storage: Storage | None = None
+    stream: ByteStream,
+    *,
+    directory: str,
+    max_bytes: int | None = None,
+    max_pixels: int | None = None,
+    storage: Storage | None = None,
 ) -> StoredImage:
     """Stream `stream` into `directory` of `storage` (default_storage); returns what was stored.
 
-    Raises ImageRejected (no file left behind) when the bytes are not an
-    image, exceed `max_bytes` (default settings.CRAWLER_MAX_IMAGE_BYTES) or
-    cannot be decoded; any error the stream raises mid-body propagates, also
-    leaving no file. The caller closes the stream.
+    Raises ImageRejected (no file left behind) when the response declares a
+    type other than an image, the bytes are not an image, exceed `max_bytes`
+    (default settings.CRAWLER_MAX_IMAGE_BYTES) or `max_pixels` (default
+    settings.CRAWLER_MAX_IMAGE_PIXELS), or do not decode; any error the stream
+    raises mid-body propagates, also leaving no file. The caller closes the stream.
     """
     directory = validate_directory(directory)
     storage = storage or default_storage
     limit = max_bytes if max_bytes is not None else settings.CRAWLER_MAX_IMAGE_BYTES
+    pixels = max_pixels if max_pixels is not None else settings.CRAWLER_MAX_IMAGE_PIXELS
+    check_declared_type(getattr(stream, "content_type", "") or "")
     declared = getattr(stream, "declared_length", None)
     if isinstance(declared, int) and declared > limit:
         raise ImageRejected(f"image declares {declared} bytes, over the byte cap of {limit} (CRAWLER_MAX_IMAGE_BYTES)")
@@ -161,13 +220,15 @@ def store_image_stream(
     prefix, content_type, ext = meter.sniff()
     name = f"{directory}/{uuid.uuid4().hex}.{ext}"
     if isinstance(storage, FileSystemStorage):
-        width, height = _write_local(storage, name, prefix, meter)
+        width, height = _write_local(storage, name, prefix, meter, pixels)
     else:
-        width, height = _write_via_storage_api(storage, name, prefix, meter)
+        width, height = _write_via_storage_api(storage, name, prefix, meter, pixels)
     return StoredImage(name, content_type, width, height, meter.size, meter.hash.hexdigest())
 
 
-def _write_local(storage: FileSystemStorage, name: str, prefix: bytes, meter: _Meter) -> tuple[int, int]:
+def _write_local(
+    storage: FileSystemStorage, name: str, prefix: bytes, meter: _Meter, max_pixels: int
+) -> tuple[int, int]:
     """Temp file beside the target, fsync, decode check, atomic rename; the temp file goes on any failure."""
     final_path = storage.path(name)
     target_dir = os.path.dirname(final_path)
@@ -180,8 +241,7 @@ def _write_local(storage: FileSystemStorage, name: str, prefix: bytes, meter: _M
                 out.write(chunk)
             out.flush()
             os.fsync(out.fileno())
-        with open(temp_path, "rb") as written:
-            size = _dimensions(written)
+        size = _checked_size(temp_path, max_pixels)
         if storage.file_permissions_mode is not None:
             os.chmod(temp_path, storage.file_permissions_mode)
         os.replace(temp_path, final_path)
@@ -192,15 +252,16 @@ def _write_local(storage: FileSystemStorage, name: str, prefix: bytes, meter: _M
     return size
 
 
-def _write_via_storage_api(storage: Storage, name: str, prefix: bytes, meter: _Meter) -> tuple[int, int]:
+def _write_via_storage_api(
+    storage: Storage, name: str, prefix: bytes, meter: _Meter, max_pixels: int
+) -> tuple[int, int]:
     """Stage in a local temp file (checked and decoded there), then one upload; nothing is stored on failure."""
-    with tempfile.TemporaryFile(prefix="mangalord-incoming-", dir=settings.FILE_UPLOAD_TEMP_DIR) as staged:
+    with tempfile.NamedTemporaryFile(prefix="mangalord-incoming-", dir=settings.FILE_UPLOAD_TEMP_DIR) as staged:
         staged.write(prefix)
         for chunk in meter.rest():
             staged.write(chunk)
         staged.flush()
-        staged.seek(0)
-        size = _dimensions(staged)
+        size = _checked_size(staged.name, max_pixels)
         staged.seek(0)
         saved = storage.save(name, File(staged, name=name))
     if saved != name:  # the storage renamed it: a name we did not build would go unreferenced
@@ -220,6 +281,28 @@ def open_stored(name: str, *, storage: Storage | None = None) -> IO[bytes]:
     if opener is not None:
         return opener(name)
     return storage.open(name, "rb")
+
+
+@contextmanager
+def local_copy(name: str, *, storage: Storage | None = None, suffix: str = "") -> Iterator[str]:
+    """A local filesystem path to the stored file `name`, for code that needs one (decoders, models).
+
+    Local storage hands out its own path (which may name no file: the caller
+    opens it). A remote one (S3-compatible) is streamed into a temp file in
+    chunks, never read whole, and the copy is removed afterwards;
+    FileNotFoundError when nothing is stored under `name`.
+    """
+    storage = storage or default_storage
+    if isinstance(storage, FileSystemStorage):
+        yield storage.path(name)
+        return
+    with (
+        tempfile.NamedTemporaryFile(prefix="mangalord-copy-", suffix=suffix, dir=settings.FILE_UPLOAD_TEMP_DIR) as copy,
+        open_stored(name, storage=storage) as source,
+    ):
+        shutil.copyfileobj(source, copy, COPY_CHUNK_BYTES)
+        copy.flush()
+        yield copy.name
 
 
 def delete_stored(name: str, *, storage: Storage | None = None) -> None:

@@ -6,7 +6,11 @@ class CrawlerConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from catalog import source_settings
         from catalog.signals import bookmark_created
         from crawler import receivers
+        from crawler.sources.config import SETTINGS_KEYS, validate_source_settings
+
+        source_settings.register("crawler", SETTINGS_KEYS, validate_source_settings)
 
         bookmark_created.connect(receivers.enqueue_bookmarked_chapters, dispatch_uid="crawler.bookmark_hook")

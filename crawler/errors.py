@@ -9,6 +9,7 @@ from catalog.errors import ImageRejected
 __all__ = [
     "CrawlerError",
     "FetchRefused",
+    "ImageRefused",
     "ImageRejected",
     "JobCancelled",
     "NotFound",
@@ -68,6 +69,14 @@ class SourceCoolingDown(RetryLater):
     def __init__(self, message: str, *, source_id: str, until: datetime) -> None:
         super().__init__(message, until=until)
         self.source_id = source_id
+
+
+class ImageRefused(PermanentError):
+    """A page image the source serves cannot be stored: not an image, over a cap, or not decodable.
+
+    The same URL serves the same bytes on every try, so the job dies at once
+    with a reason naming the URL instead of retrying for a quarter of an hour.
+    """
 
 
 class NotFound(PermanentError):

@@ -105,10 +105,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "mangalord.middleware.reject_nul_characters",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "reader.key_paths.ApiKeyPathMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "crawler.api.security.AdminGuardMiddleware",
@@ -379,6 +381,10 @@ CRAWLER_MAX_ATTEMPTS = _positive("CRAWLER_MAX_ATTEMPTS", 5)
 CRAWLER_MAX_DEFERRALS = _positive("CRAWLER_MAX_DEFERRALS", 20)
 CRAWLER_DONE_RETENTION_DAYS = _non_negative("CRAWLER_DONE_RETENTION_DAYS", 7)
 CRAWLER_MAX_IMAGE_BYTES = _positive("CRAWLER_MAX_IMAGE_BYTES", 64 * 1024 * 1024)
+CRAWLER_MAX_IMAGE_PIXELS = _positive("CRAWLER_MAX_IMAGE_PIXELS", 50_000_000)
+# Memory one image decode may hold (catalog.imaging): GIF and AVIF pages whose whole frame needs more are refused
+# at ingest, and a scaled or converted copy is never wider than its decoder can make within it.
+IMAGE_DECODE_BUDGET_MB = _positive("IMAGE_DECODE_BUDGET_MB", 150)
 CRAWLER_METADATA_INTERVAL = _positive("CRAWLER_METADATA_INTERVAL", 3600)
 CRAWLER_CIRCUIT_BREAKER_THRESHOLD = _positive("CRAWLER_CIRCUIT_BREAKER_THRESHOLD", 5)
 CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS = _positive("CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS", 120)
@@ -440,6 +446,8 @@ LOGGING = {
         "django.db.backends": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
+        # libvips narrates every thumbnail at INFO (loader, shrink factors, thread pool).
+        "pyvips": {"level": "WARNING"},
     },
 }
 
@@ -457,3 +465,6 @@ READER_DEFAULT_LANGUAGE = _read(
     lambda v: bool(re.match(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$", v)),
     "must be a language code such as 'en' or 'pt-BR'",
 )
+# KOReader's "Register" button (kosync POST /users/create) makes a sync-only account when this is true;
+# by default accounts come from the admin and KOReader signs in with an API key.
+KOSYNC_ALLOW_REGISTRATION = _read("KOSYNC_ALLOW_REGISTRATION", _strict_bool, False)

@@ -3,12 +3,18 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from reader.komga import urls as komga_urls
+
 urlpatterns = [
     path("admin/crawler/", include("crawler.status.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/admin/crawler/", include("crawler.api.urls")),
     path("api/v1/", include("catalog.api.urls")),
     path("api/v1/", include("reader.api_urls")),
+    # The Komga-compatible API sits beside ours: none of its paths is one of ours (reader.komga.urls).
+    path("api/v1/", include((komga_urls.v1, "komga"), namespace="komga-v1")),
+    path("api/v2/", include((komga_urls.v2, "komga"), namespace="komga-v2")),
+    path("kosync/", include("reader.kosync.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("opds/", include("reader.opds_urls")),

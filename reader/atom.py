@@ -1,7 +1,9 @@
 """Atom/OPDS 1.2 documents built with ElementTree: escaping is the serializer's job, never ours.
 
 The builders take plain values (titles, URLs, timestamps) and return bytes,
-so feed shape is testable without a request. Namespaces: Atom (default),
+so feed shape is testable without a request. Text and attribute values pass
+through `clean_text` once more: ElementTree writes a U+0001 as is, and one such
+character makes the whole feed ill-formed for every client. Namespaces: Atom (default),
 OPDS, Dublin Core terms, OpenSearch and the Page Streaming Extension.
 """
 
@@ -11,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from xml.etree import ElementTree as ET
+
+from catalog.text import clean_text
 
 ATOM = "http://www.w3.org/2005/Atom"
 OPDS = "http://opds-spec.org/2010/catalog"
@@ -80,11 +84,11 @@ def _link(parent: ET.Element, link: Link) -> None:
         if value:
             attrs[key] = value
     attrs.update(link.extra)
-    ET.SubElement(parent, _q(ATOM, "link"), attrs)
+    ET.SubElement(parent, _q(ATOM, "link"), {k: clean_text(v) for k, v in attrs.items()})
 
 
 def _text(parent: ET.Element, ns: str, name: str, value: str, **attrs: str) -> None:
-    ET.SubElement(parent, _q(ns, name), attrs).text = value
+    ET.SubElement(parent, _q(ns, name), {k: clean_text(v) for k, v in attrs.items()}).text = clean_text(value)
 
 
 def _entry(parent: ET.Element, entry: Entry) -> None:
@@ -96,7 +100,7 @@ def _entry(parent: ET.Element, entry: Entry) -> None:
         author = ET.SubElement(node, _q(ATOM, "author"))
         _text(author, ATOM, "name", name)
     for term in entry.categories:
-        ET.SubElement(node, _q(ATOM, "category"), {"term": term, "label": term})
+        ET.SubElement(node, _q(ATOM, "category"), {"term": clean_text(term), "label": clean_text(term)})
     if entry.language:
         _text(node, DC, "language", entry.language)
     if entry.issued:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 
+from accounts.credentials import BASIC_CHALLENGE
 from accounts.views import library_reader_required
-
-REALM = "Mangalord"
 
 
 def challenge() -> HttpResponse:
     response = HttpResponse("Authentication required.\n", status=401, content_type="text/plain; charset=utf-8")
-    response["WWW-Authenticate"] = f'Basic realm="{REALM}", charset="UTF-8"'
+    response["WWW-Authenticate"] = BASIC_CHALLENGE
     return response
 
 

@@ -5,23 +5,48 @@ and reads each page through `storage.open` only when its turn comes, so
 peak memory is one read block whatever the chapter weighs, on the local
 file system or an S3-compatible backend alike. Pages are already
 compressed images; deflating them again would cost CPU for nothing.
+
+A chapter's CBZ is byte-identical on every download (fixed entry times,
+pages in index order, tags sorted): KOReader names a book by a hash of its
+bytes, and kosync finds the chapter again by that name.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from xml.etree import ElementTree as ET
 
+import zipstream.ng
 from django.core.files.storage import default_storage
 from zipstream import ZIP_STORED, ZipStream
 
 from catalog.models import Chapter, Manga, Page
+from catalog.text import clean_text
 from reader.naming import chapter_label, chapter_title
 from reader.source_settings import language, reading_direction
 
 READ_BLOCK = 256 * 1024
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+class _ZipEpochClock:
+    """zipstream-ng's view of "now": the ZIP epoch, so entries added from memory or an iterator get a fixed time.
+
+    zipstream-ng stamps such entries with the current local time and offers no
+    way to pass one (pR0Ps/zipstream-ng#27); it reads the time only through
+    `time.localtime`, which this stands in for inside that module alone.
+    Entries added from real files (`add_path`, unused here) keep their mtimes.
+    """
+
+    @staticmethod
+    def localtime(seconds: float | None = None) -> tuple[int, ...] | time.struct_time:
+        return (*ZIP_EPOCH, 1, 1, -1) if seconds is None else time.localtime(seconds)
+
+
+zipstream.ng.time = _ZipEpochClock  # type: ignore[assignment]
 _EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/gif": "gif", "image/avif": "avif"}
 
 
@@ -56,6 +81,7 @@ def comic_info(
     )
 
     def add(name: str, value: str) -> None:
+        value = clean_text(value)  # a second line behind the crawler's: ill-formed XML would hide the whole file
         if value:
             ET.SubElement(root, name).text = value
 
@@ -114,7 +140,7 @@ def chapter_comic_info(chapter: Chapter, manga: Manga, pages: list[Page]) -> byt
         title=chapter_title(chapter.number, chapter.title),
         summary=manga.description,
         writers=list(manga.authors),
-        genres=[t.name for t in manga.tags.all()],
+        genres=sorted(t.name for t in manga.tags.all()),
         web=chapter.url or (link.url if link else ""),
         language_iso=language(chapter.source),
         right_to_left=reading_direction(chapter.source) == "rtl",

@@ -12,6 +12,7 @@ from reader.atom import CBZ_TYPE
 from reader.auth import reader_required
 from reader.cbz import chapter_zip
 from reader.http import get_or_head
+from reader.kosync.documents import recording_binary_digest, remember_filename
 from reader.naming import cbz_filename
 
 
@@ -24,10 +25,13 @@ def chapter_cbz(request: HttpRequest, chapter_id: str) -> HttpResponse:
         dropped_at__isnull=True,
     )
     archive = chapter_zip(chapter)
-    response = StreamingHttpResponse(archive, content_type=CBZ_TYPE)
+    name = cbz_filename(chapter.manga.title, chapter.number, chapter.title)
+    body = archive if request.method == "HEAD" else recording_binary_digest(archive, chapter)
+    response = StreamingHttpResponse(body, content_type=CBZ_TYPE)
     if archive.sized:
         response["Content-Length"] = str(len(archive))
-    name = cbz_filename(chapter.manga.title, chapter.number)
+    if request.method != "HEAD":
+        remember_filename(name, chapter)
     response["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(name, safe='')}"
     response["Cache-Control"] = "private, no-cache"
     return response

@@ -1,27 +1,47 @@
-"""Page images at a requested width: downscaled with Pillow, never upscaled.
+"""Page images at a requested width and type: scaled once with bounded memory, then kept in storage.
 
-The original stays in storage untouched; a smaller copy is encoded in the
-page's own format (JPEG stays JPEG, PNG stays PNG) so a client asking for
-`maxWidth=800` gets what it can show without decoding a 4000-pixel scan.
+The original stays in storage untouched. A smaller (or converted) copy is
+made the first time a width is asked for and saved under `scaled/`, so later
+views stream it like any stored file. Making one stays within bounds: libvips
+(catalog/imaging.py) decodes JPEG and PNG in strips and shrinks JPEG and WebP
+while decoding, so a 50-megapixel page is never held at full size, and a copy
+is never wider than its decoder can produce within IMAGE_DECODE_BUDGET_MB
+(a WebP converted for a PSE client that gave no width is one). Widths are
+rounded down to a multiple of 10, so one page has a bounded number of copies.
+
+OPDS-PSE 1.2 allows only JPEG, GIF and PNG: a PSE stream declares JPEG or PNG
+per chapter (`pse_type`) and pages stored in another type are served
+converted to it.
 """
 
 from __future__ import annotations
 
-import io
+import os
+import tempfile
+from collections.abc import Iterable
 
+from django.conf import settings
+from django.core.files import File
 from django.core.files.storage import default_storage
-from PIL import Image
+
+from catalog import imaging
+from catalog.copies import copy_name
+from catalog.storage import local_copy
 
 MIN_WIDTH = 16
 MAX_WIDTH = 4096
-_SAVE_FORMATS = {
-    "image/jpeg": "JPEG",
-    "image/png": "PNG",
-    "image/webp": "WEBP",
-    "image/gif": "PNG",
-    "image/avif": "JPEG",
+WIDTH_STEP = 10
+# What a scaled copy of each stored type is encoded as (GIF and AVIF: no animation or AVIF encoder needed).
+_SCALED_TYPES = {
+    "image/jpeg": "image/jpeg",
+    "image/png": "image/png",
+    "image/webp": "image/webp",
+    "image/gif": "image/png",
+    "image/avif": "image/jpeg",
 }
-_FORMAT_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
+_EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
+# Pages stored as these stream as PNG in PSE: lossless, and a scaled copy needs no GIF encoder.
+_PNG_STREAMS = frozenset({"image/png", "image/gif"})
 
 
 def parse_width(raw: str | None) -> int | None:
@@ -29,7 +49,7 @@ def parse_width(raw: str | None) -> int | None:
     if raw is None or raw == "":
         return None
     try:
-        width = int(raw)
+        width = int(raw) if len(raw) <= 6 else 0
     except ValueError:
         width = 0
     if not MIN_WIDTH <= width <= MAX_WIDTH:
@@ -41,16 +61,58 @@ def needs_downscale(stored_width: int, max_width: int | None) -> bool:
     return max_width is not None and stored_width > max_width
 
 
-def downscale(name: str, content_type: str, max_width: int) -> tuple[bytes, str]:
-    """The stored image `name` at most `max_width` wide: (encoded bytes, content type)."""
-    with default_storage.open(name, "rb") as handle, Image.open(handle) as image:
-        image.load()
-        fmt = _SAVE_FORMATS.get(content_type, "JPEG")
-        if image.width > max_width:
-            height = max(1, round(image.height * max_width / image.width))
-            image = image.resize((max_width, height), Image.Resampling.LANCZOS)
-        if fmt == "JPEG" and image.mode not in ("RGB", "L"):
-            image = image.convert("RGB")
-        out = io.BytesIO()
-        image.save(out, fmt, **({"quality": 85} if fmt in ("JPEG", "WEBP") else {}))
-    return out.getvalue(), _FORMAT_TYPES[fmt]
+def cache_width(width: int) -> int:
+    """The width a copy is made at: `width` rounded down to a multiple of WIDTH_STEP (never below MIN_WIDTH)."""
+    return max(MIN_WIDTH, width - width % WIDTH_STEP)
+
+
+def scaled_type(content_type: str) -> str:
+    return _SCALED_TYPES.get(content_type, "image/jpeg")
+
+
+def pse_type(stored_types: Iterable[str]) -> str:
+    """The one type a chapter's PSE stream declares: PNG when every page is PNG or GIF, else JPEG."""
+    kinds = set(stored_types)
+    return "image/png" if kinds and kinds <= _PNG_STREAMS else "image/jpeg"
+
+
+def render(path: str, width: int | None, content_type: str, out_path: str) -> None:
+    """The image at `path`, at most `width` wide (None: as wide as it is), encoded as `content_type` into `out_path`.
+
+    The width is lowered further when the decoder would need more than the
+    decode budget for it (WebP holds the frame it decodes to).
+    """
+    header = imaging.read_header(path)
+    target = min(width or header.width, header.width)
+    within = imaging.widest_within(header.decoder, header.width, header.height, decode_budget())
+    if within:  # 0: no width fits (a GIF or AVIF stored before the ingest check refused such pages)
+        target = min(target, within)
+    imaging.save(imaging.scaled(path, target), out_path, content_type)
+
+
+def decode_budget() -> int:
+    return settings.IMAGE_DECODE_BUDGET_MB * 1024 * 1024
+
+
+def stored_copy(original: str, key: str, width: int | None, content_type: str) -> str:
+    """The storage name of `original` at `width` as `content_type`, made now if no view asked for it before.
+
+    The original comes as a local path (a temp copy when storage is remote),
+    the copy is encoded into a temp file and saved from there: neither is
+    ever held in memory whole. FileNotFoundError when the original is missing.
+    """
+    name = copy_name(original, key, width, _EXTENSIONS[content_type])
+    if default_storage.exists(name):
+        return name
+    ext = _EXTENSIONS[content_type]
+    with tempfile.TemporaryDirectory(prefix="mangalord-scaled-", dir=settings.FILE_UPLOAD_TEMP_DIR) as work:
+        out_path = os.path.join(work, f"copy.{ext}")
+        with local_copy(original) as path:
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"stored file {original!r} is missing")
+            render(path, width, content_type, out_path)
+        with open(out_path, "rb") as body:
+            saved = default_storage.save(name, File(body, name=name))
+    if saved != name:  # another view made it meanwhile; keep theirs
+        default_storage.delete(saved)
+    return name

@@ -1,9 +1,11 @@
-"""Read progress: how far each user got in each chapter."""
+"""Read progress: how far each user got in each chapter; KOReader's names of the CBZs we served."""
 
 from django.conf import settings
 from django.db import models
 
 from catalog.models import Chapter
+
+__all__ = ["DocumentDigest", "ReadProgress"]
 
 
 class ReadProgress(models.Model):
@@ -20,3 +22,23 @@ class ReadProgress(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.chapter_id} p{self.last_page}"
+
+
+class DocumentDigest(models.Model):
+    """A KOReader document id of a CBZ we served, so a kosync progress report finds its chapter.
+
+    KOReader names a book by the partial MD5 of its file ("binary") or the MD5
+    of its file name ("filename"); both are recorded when the CBZ is served.
+    """
+
+    class Method(models.TextChoices):
+        BINARY = "binary"
+        FILENAME = "filename"
+
+    digest = models.CharField(max_length=32, unique=True)
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="document_digests")
+    method = models.CharField(max_length=8, choices=Method.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.digest} -> {self.chapter_id}"

@@ -1,4 +1,10 @@
-"""How chapters are named for people and for file systems."""
+"""How chapters are named for people and for file systems.
+
+File names must survive every file system a library lands on (ext4, NTFS and
+SMB shares, APFS): no separators or reserved characters, no Windows device
+names (`CON`, `COM1.cbz`), no bidi controls that make a name read backwards,
+and at most 255 bytes of UTF-8, the limit ext4 and most others share.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +12,21 @@ import re
 import unicodedata
 from decimal import Decimal
 
+from catalog.chapter_names import chapter_label, display_title
+from catalog.text import BIDI_CONTROLS
+
+__all__ = ["cbz_filename", "chapter_label", "chapter_title", "fit_bytes", "padded_label", "safe_filename"]
+
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 _SPACES = re.compile(r"\s+")
-MAX_NAME = 120
-
-
-def chapter_label(number: Decimal) -> str:
-    """10 -> "10", 10.50 -> "10.5" (never "1E+1")."""
-    if number == number.to_integral_value():
-        return str(number.quantize(Decimal(1)))
-    return format(number.normalize(), "f")
+_DEVICE = re.compile(r"^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\.|$)", re.IGNORECASE)
+MAX_NAME = 120  # characters of a series or chapter name; the whole file name stays within MAX_BYTES
+MAX_BYTES = 255
 
 
 def chapter_title(number: Decimal, title: str) -> str:
-    label = f"Chapter {chapter_label(number)}"
-    return f"{label}: {title}" if title and title != label else label
+    return display_title(number, title)
 
 
 def padded_label(number: Decimal) -> str:
@@ -29,13 +35,34 @@ def padded_label(number: Decimal) -> str:
     return whole.zfill(3) + (f".{frac}" if frac else "")
 
 
-def safe_filename(name: str) -> str:
-    """A name every common file system accepts: no separators, reserved characters, control codes or trailing dots."""
-    cleaned = unicodedata.normalize("NFC", name)
+def fit_bytes(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` bytes of UTF-8, never inside a character."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text
+    return encoded[:limit].decode("utf-8", errors="ignore")
+
+
+def safe_filename(name: str, *, max_bytes: int = MAX_BYTES) -> str:
+    """A name every common file system accepts: no separators, reserved characters or device names, no control
+    codes or bidi controls, no leading or trailing dots, at most `max_bytes` of UTF-8."""
+    cleaned = _BIDI.sub("", unicodedata.normalize("NFC", name))
     cleaned = _SPACES.sub(" ", _UNSAFE.sub("_", cleaned)).strip().rstrip(". ")
-    cleaned = cleaned[:MAX_NAME].rstrip(". ")
-    return cleaned.lstrip(".") or "Untitled"
+    cleaned = fit_bytes(cleaned[:MAX_NAME], max_bytes).rstrip(". ").lstrip(". ")
+    if _DEVICE.match(cleaned):
+        cleaned = "_" + cleaned  # "CON" -> "_CON": the device name is no longer the stem
+    return cleaned or "Untitled"
 
 
-def cbz_filename(series: str, number: Decimal) -> str:
-    return f"{safe_filename(series)} - c{padded_label(number)}.cbz"
+def cbz_filename(series: str, number: Decimal, title: str = "", *, tag: str = "") -> str:
+    """`<Series> - c012 - <title> [tag].cbz` within 255 bytes: the title gives way first, then the series."""
+    tail = f" - c{padded_label(number)}"
+    suffix = (f" [{tag}]" if tag else "") + ".cbz"
+    name = safe_filename(title, max_bytes=MAX_BYTES) if title else ""
+    series_name = safe_filename(series)
+    room = MAX_BYTES - len((series_name + tail + suffix).encode("utf-8"))
+    if name and room > 6:  # " - " and at least a few bytes of the name
+        name = fit_bytes(name, room - 3).rstrip(". ")
+        tail += f" - {name}" if name else ""
+    series_name = safe_filename(series, max_bytes=MAX_BYTES - len((tail + suffix).encode("utf-8")))
+    return f"{series_name}{tail}{suffix}"

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from django.db.models import CharField, Max, Min, OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -21,13 +22,14 @@ from reader import atom, library
 from reader.atom import Entry, Feed, Link
 from reader.auth import challenge, reader_required
 from reader.http import BadParameter, bad_request, get_or_head, page_param
-from reader.images import needs_downscale, parse_width
+from reader.images import parse_width, pse_type
 from reader.naming import chapter_title
-from reader.page_images import cover_thumbnail_response, page_response
+from reader.page_images import cover_thumbnail_response, cover_type, page_response, thumbnail_type
 from reader.progress import progress_by_chapter, readable_chapters, record_page_read
 from reader.source_settings import language
 
 FEED_CACHE_CONTROL = "private, no-cache"
+MAX_PAGES = 100_000  # no chapter has more; a bigger number would overflow the database's OFFSET
 
 
 def _xml(body: bytes, content_type: str) -> HttpResponse:
@@ -96,9 +98,11 @@ def _seeking_by_title(request: HttpRequest, rows: Any) -> library.Paged[Manga]:
 def _cover_links(request: HttpRequest, manga: Manga) -> list[Link]:
     if not manga.cover:
         return []
-    mime = "image/jpeg" if manga.cover.name.lower().endswith((".jpg", ".jpeg")) else "image/png"
     cover = request.build_absolute_uri(reverse("catalog-api:manga-cover", args=[manga.id]))
-    return [Link(cover, atom.REL_IMAGE, mime), Link(_abs(request, "thumbnail", manga.id), atom.REL_THUMBNAIL, mime)]
+    return [
+        Link(cover, atom.REL_IMAGE, cover_type(manga.cover.name)),
+        Link(_abs(request, "thumbnail", manga.id), atom.REL_THUMBNAIL, thumbnail_type(manga.cover.name)),
+    ]
 
 
 def _manga_entry(request: HttpRequest, manga: Manga, note: str = "") -> Entry:
@@ -257,7 +261,24 @@ def opensearch(request: HttpRequest) -> HttpResponse:
     return _xml(body, atom.OPENSEARCH_TYPE)
 
 
-def _chapter_entry(request: HttpRequest, manga: Manga, chapter: Chapter, tags: list[str], progress: Any) -> Entry:
+def _stored_type(pick: type[Min] | type[Max]) -> Subquery:
+    rows = Page.objects.filter(chapter=OuterRef("pk")).order_by().values("chapter")
+    return Subquery(rows.annotate(t=pick("content_type")).values("t"), output_field=CharField())
+
+
+def with_stream_type(chapters: QuerySet[Chapter]) -> QuerySet[Chapter]:
+    """Annotated with the lowest and highest stored page type: equal means every page shares it."""
+    return chapters.annotate(first_type=_stored_type(Min), last_type=_stored_type(Max))
+
+
+def stream_type(chapter: Chapter) -> str:
+    """The type the chapter's PSE stream declares and serves every page as."""
+    return pse_type(t for t in (chapter.first_type, chapter.last_type) if t)
+
+
+def _chapter_entry(
+    request: HttpRequest, manga: Manga, chapter: Chapter, tags: list[str], progress: Any, stream_type: str
+) -> Entry:
     pages = _abs(request, "page", chapter.id, 0).replace("/0/", "/{pageNumber}/") + "?maxWidth={maxWidth}"
     pse = atom.pse_attributes(
         chapter.stored_pages, progress.last_page if progress else 0, progress.updated_at if progress else None
@@ -273,7 +294,7 @@ def _chapter_entry(request: HttpRequest, manga: Manga, chapter: Chapter, tags: l
         summary=manga.description,
         links=[
             Link(_abs(request, "cbz", chapter.id), atom.REL_ACQUISITION, atom.CBZ_TYPE, "Download CBZ"),
-            Link(pages, atom.REL_PSE_STREAM, "image/jpeg", "Read", extra=pse),
+            Link(pages, atom.REL_PSE_STREAM, stream_type, "Read", extra=pse),
             *_cover_links(request, manga),
         ],
     )
@@ -283,7 +304,7 @@ def _chapter_entry(request: HttpRequest, manga: Manga, chapter: Chapter, tags: l
 def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
     """Acquisition feed: one entry per readable chapter, in number order, paged."""
     manga = get_object_or_404(Manga.objects.prefetch_related("tags"), pk=manga_id)
-    page = library.paged(readable_chapters(manga).select_related("source"), page_param(request))
+    page = library.paged(with_stream_type(readable_chapters(manga).select_related("source")), page_param(request))
     progress = progress_by_chapter(request.user, [c.id for c in page.rows])
     tags = [t.name for t in manga.tags.all()]
     self_url = request.build_absolute_uri()
@@ -299,7 +320,7 @@ def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
         subtitle=manga.description,
         updated=atom.newest((c.updated_at for c in page.rows), manga.updated_at),
         links=links,
-        entries=[_chapter_entry(request, manga, c, tags, progress.get(c.id)) for c in page.rows],
+        entries=[_chapter_entry(request, manga, c, tags, progress.get(c.id), stream_type(c)) for c in page.rows],
     )
     return _xml(atom.render_feed(feed), atom.ACQUISITION)
 
@@ -307,8 +328,11 @@ def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
 @get_or_head
 @reader_required
 def page_stream(request: HttpRequest, chapter_id: str, number: int) -> HttpResponse:
-    """PSE page `number` (0-based), optionally at most `maxWidth` wide; moves the reader's progress forward."""
-    chapter = get_object_or_404(Chapter.objects.only("id"), pk=chapter_id, dropped_at__isnull=True)
+    """PSE page `number` (0-based), optionally at most `maxWidth` wide, in the type the chapter's stream link
+    declares; moves the reader's progress forward."""
+    if number >= MAX_PAGES:
+        raise Http404("No such page in this chapter.")
+    chapter = get_object_or_404(with_stream_type(Chapter.objects.only("id")), pk=chapter_id, dropped_at__isnull=True)
     try:
         max_width = parse_width(request.GET.get("maxWidth"))
     except ValueError as exc:
@@ -320,7 +344,7 @@ def page_stream(request: HttpRequest, chapter_id: str, number: int) -> HttpRespo
     page = found[0]
     if request.method == "GET" and request.user.is_authenticated:
         record_page_read(user=request.user, chapter=chapter, page_number=number + 1, page_count=pages.count())
-    return page_response(page, max_width if needs_downscale(page.width, max_width) else None)
+    return page_response(page, max_width, as_type=stream_type(chapter))
 
 
 @get_or_head

@@ -1,32 +1,43 @@
-"""Responses for page and cover images: the stored file streamed, or a Pillow-downscaled copy."""
+"""Responses for page and cover images: the stored file streamed, or a scaled or converted copy kept in storage."""
 
 from __future__ import annotations
 
 import mimetypes
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 
 from catalog.models import Page
-from reader.http import IMAGE_CACHE_CONTROL, stream_stored
-from reader.images import downscale
+from reader.http import stream_stored
+from reader.images import cache_width, needs_downscale, scaled_type, stored_copy
 
 THUMBNAIL_WIDTH = 320
 
 
-def page_response(page: Page, max_width: int | None) -> HttpResponse:
-    """The page as stored when `max_width` is None, else downscaled to it."""
-    if max_width is None:
+def page_response(page: Page, max_width: int | None, *, as_type: str | None = None) -> HttpResponse:
+    """The page as stored; at most `max_width` wide when it is wider; as `as_type` when given and different."""
+    width = cache_width(max_width) if needs_downscale(page.width, max_width) and max_width else None
+    wanted = as_type or (scaled_type(page.content_type) if width else page.content_type)
+    if width is None and wanted == page.content_type:
         return stream_stored(page.image.name, page.content_type, page.sha256)
-    body, content_type = downscale(page.image.name, page.content_type, max_width)
-    response = HttpResponse(body, content_type=content_type)
-    response["ETag"] = f'"{page.sha256}-w{max_width}"'
-    response["Cache-Control"] = IMAGE_CACHE_CONTROL
-    return response
+    name = _copy(page.image.name, "page", width, wanted)
+    return stream_stored(name, wanted, f"{page.sha256}-w{width or 0}-{wanted.split('/')[1]}")
+
+
+def cover_type(name: str) -> str:
+    return mimetypes.guess_type(name)[0] or "image/jpeg"
+
+
+def thumbnail_type(name: str) -> str:
+    return scaled_type(cover_type(name))
 
 
 def cover_thumbnail_response(name: str) -> HttpResponse:
-    content_type = mimetypes.guess_type(name)[0] or "image/jpeg"
-    body, content_type = downscale(name, content_type, THUMBNAIL_WIDTH)
-    response = HttpResponse(body, content_type=content_type)
-    response["Cache-Control"] = IMAGE_CACHE_CONTROL
-    return response
+    content_type = thumbnail_type(name)
+    return stream_stored(_copy(name, "thumb", THUMBNAIL_WIDTH, content_type), content_type)
+
+
+def _copy(original: str, key: str, width: int | None, content_type: str) -> str:
+    try:
+        return stored_copy(original, key, width, content_type)
+    except FileNotFoundError as exc:
+        raise Http404("The stored file is missing.") from exc

@@ -4,40 +4,63 @@
   manga in the Japanese sense, and ComicInfo says `YesAndRightToLeft`.
 - `language`: the BCP 47 / ISO 639-1 code of the source's text, default
   settings.READER_DEFAULT_LANGUAGE.
+
+The keys are registered with the catalog's settings contract
+(`catalog.source_settings`) in `ReaderConfig.ready()`, so the admin and
+`add_source` check them with every other app's keys before a row is saved.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.conf import settings
 
 from catalog.models import Source
+from catalog.source_settings import SourceSettingsError
 
+KEYS = frozenset({"reading_direction", "language"})
 _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
 
 
-class SourceSettingError(ValueError):
+class SourceSettingError(SourceSettingsError):
     """A reader setting of a source has a value we cannot use; the message names the source and key."""
 
 
-def reading_direction(source: Source | None) -> str:
-    value = (source.settings or {}).get("reading_direction", "ltr") if source else "ltr"
+def _direction(source_id: str, value: Any) -> str:
     if value not in ("ltr", "rtl"):
         raise SourceSettingError(
-            f"source {source.id!r}: settings key 'reading_direction' must be 'ltr' or 'rtl', not {value!r}"
+            f"source {source_id!r}: settings key 'reading_direction' must be 'ltr' or 'rtl', not {value!r}",
+            key="reading_direction",
         )
     return value
+
+
+def _language(source_id: str, value: Any) -> str:
+    if not isinstance(value, str) or not _LANGUAGE.match(value):
+        raise SourceSettingError(
+            f"source {source_id!r}: settings key 'language' must be a language code such as 'en', not {value!r}",
+            key="language",
+        )
+    return value
+
+
+def validate(source_id: str, kind: str, values: dict[str, Any]) -> None:
+    """The settings contract's check of the reader keys (`kind` does not matter to readers)."""
+    if "reading_direction" in values:
+        _direction(source_id, values["reading_direction"])
+    if "language" in values:
+        _language(source_id, values["language"])
+
+
+def reading_direction(source: Source | None) -> str:
+    if source is None:
+        return "ltr"
+    return _direction(source.id, (source.settings or {}).get("reading_direction", "ltr"))
 
 
 def language(source: Source | None) -> str:
-    value = (
-        (source.settings or {}).get("language", settings.READER_DEFAULT_LANGUAGE)
-        if source
-        else settings.READER_DEFAULT_LANGUAGE
-    )
-    if not isinstance(value, str) or not _LANGUAGE.match(value):
-        raise SourceSettingError(
-            f"source {source.id!r}: settings key 'language' must be a language code such as 'en', not {value!r}"
-        )
-    return value
+    if source is None:
+        return settings.READER_DEFAULT_LANGUAGE
+    return _language(source.id, (source.settings or {}).get("language", settings.READER_DEFAULT_LANGUAGE))

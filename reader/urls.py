@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from reader import web_views
+from reader import account_views, web_views
 
 app_name = "reader"
 
@@ -15,4 +15,6 @@ urlpatterns = [
     path("mangas/<uuid:manga_id>/bookmark/", web_views.bookmark_toggle, name="bookmark"),
     path("read/<uuid:chapter_id>/", web_views.chapter_reader, name="chapter"),
     path("read/pages/<uuid:page_id>/image/", web_views.scaled_page, name="page-image"),
+    path("account/", account_views.account, name="account"),
+    path("account/keys/<int:key_id>/revoke/", account_views.revoke_key, name="revoke-key"),
 ]

@@ -19,7 +19,7 @@ from catalog.models import Bookmark, Chapter, Manga, Page, Tag
 from catalog.search import title_search
 from reader import library as listings
 from reader.http import BadParameter, bad_request, get_or_head, page_param
-from reader.images import needs_downscale, parse_width
+from reader.images import parse_width
 from reader.naming import chapter_label, chapter_title
 from reader.page_images import page_response
 from reader.progress import continue_chapter, progress_by_chapter, readable_chapters, stored_pages
@@ -153,4 +153,4 @@ def scaled_page(request: HttpRequest, page_id: str) -> HttpResponse:
         width = parse_width(request.GET.get("w"))
     except ValueError as exc:
         return bad_request(f"w: {exc}")
-    return page_response(page, width if needs_downscale(page.width, width) else None)
+    return page_response(page, width)

@@ -66,11 +66,11 @@ def test_the_library_is_closed_by_default(ids):
 
 @pytest.fixture
 def api_key_scheme(alice):
-    """A per-user API key in `X-API-Key`, as a later protocol would register it (one key, alice's)."""
+    """A device key in a header of its own, as a later protocol would register it (one key, alice's)."""
     keys = {"k-alice": alice}
     scheme = credentials.HeaderScheme(
-        "ApiKey",
-        lambda request: request.headers.get("X-API-Key"),
+        "DeviceKey",
+        credentials.header("X-Device-Key"),
         lambda request, key: credentials.verify_key(request, key, scheme="api-key", owner=keys.get),
     )
     credentials.register_scheme(scheme)
@@ -84,9 +84,9 @@ def test_a_registered_scheme_reads_everywhere_and_gets_the_lockout(settings, ids
     settings.AXES_FAILURE_LIMIT = ADDRESS_LIMIT
     client = Client()
     for route in ("/api/v1/mangas/", "/opds/"):
-        assert client.get(route, HTTP_X_API_KEY="k-alice").status_code == 200
+        assert client.get(route, HTTP_X_DEVICE_KEY="k-alice").status_code == 200
     for n in range(ADDRESS_LIMIT - 1):
-        assert client.get("/opds/", HTTP_X_API_KEY=f"guess-{n}").status_code == 401
-    assert client.get("/api/v1/mangas/", HTTP_X_API_KEY="guess-last").status_code == 429
-    assert client.get("/opds/", HTTP_X_API_KEY="k-alice").status_code == 429  # the right key too, while locked
-    assert Client(REMOTE_ADDR="127.0.0.2").get("/opds/", HTTP_X_API_KEY="k-alice").status_code == 200
+        assert client.get("/opds/", HTTP_X_DEVICE_KEY=f"guess-{n}").status_code == 401
+    assert client.get("/api/v1/mangas/", HTTP_X_DEVICE_KEY="guess-last").status_code == 429
+    assert client.get("/opds/", HTTP_X_DEVICE_KEY="k-alice").status_code == 429  # the right key too, while locked
+    assert Client(REMOTE_ADDR="127.0.0.2").get("/opds/", HTTP_X_DEVICE_KEY="k-alice").status_code == 200

@@ -16,6 +16,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
+MAX_PAGE = 100_000  # far past any real list; a larger number would overflow the database's OFFSET
+
 
 class Pagination(PageNumberPagination):
     page_size = 50
@@ -64,6 +66,8 @@ class CappedCountPaginator(DjangoPaginator):
         try:
             return super().validate_number(number)
         except EmptyPage:
+            if int(number) > MAX_PAGE:
+                raise
             if self.count_is_exact or int(number) < 1:
                 raise
             return int(number)  # beyond the counted pages: `page` tells whether it exists

@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.api import extensions
+from catalog.chapter_names import display_title
 from catalog.models import Bookmark, Chapter, Manga, Page
 
 
@@ -35,11 +36,23 @@ class MangaListSerializer(serializers.ModelSerializer):
 
 
 class ChapterSummarySerializer(serializers.ModelSerializer):
+    title = serializers.CharField(
+        read_only=True, help_text='The chapter\'s own name ("The Gate"), "" when it has none.'
+    )
+    display_title = serializers.SerializerMethodField(
+        help_text='What readers show: "Chapter 12: The Gate", or "Chapter 12" when the chapter has no name.'
+    )
     dropped = serializers.SerializerMethodField(help_text="The source no longer lists this chapter.")
 
     class Meta:
         model = Chapter
-        fields = ("id", "number", "title", "published_at", "sync_state", "page_count", "dropped", "dropped_at")
+        fields = (
+            "id", "number", "title", "display_title", "published_at", "sync_state", "page_count", "dropped",
+            "dropped_at",
+        )  # fmt: skip
+
+    def get_display_title(self, chapter: Chapter) -> str:
+        return display_title(chapter.number, chapter.title)
 
     def get_dropped(self, chapter: Chapter) -> bool:
         return chapter.dropped_at is not None

@@ -13,6 +13,7 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from catalog.api.pagination import MAX_PAGE
 from catalog.models import Chapter, Manga, Source
 from crawler import control
 from crawler.control import backlog
@@ -106,7 +107,8 @@ class HistoryQuery(JobListQuery):
 
 
 class BacklogQuery(JobListQuery):
-    page = serializers.IntegerField(required=False, min_value=1, default=1)
+    # Bounded so the OFFSET it becomes fits the database's bigint (a bigger page is a 400, not a 500).
+    page = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=1)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=100, default=50)
 
 

@@ -6,7 +6,8 @@ two statements:
   re-run skips every index that already has a row;
 - a file stored just before a kill has no row yet: the re-run first deletes
   every file in the chapter's directory that no `Page` row references
-  (including a temp file cut short mid-write), so nothing is orphaned;
+  (including a temp file cut short mid-write), and the readers' scaled
+  copies of pages whose rows were deleted, so nothing is orphaned;
 - the `(chapter, index)` unique constraint turns a duplicate writer into an
   IntegrityError whose file is deleted again.
 """
@@ -22,9 +23,10 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError
 from django.utils import timezone
 
+from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream
-from crawler.errors import CrawlerError, JobCancelled, RetryLater, SessionExpired
+from crawler.errors import CrawlerError, ImageRefused, ImageRejected, JobCancelled, RetryLater, SessionExpired
 from crawler.events import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
@@ -91,6 +93,9 @@ def _download(chapter: Chapter, source: SourceAdapter, *, status: StatusHandle, 
         stream = source.open_image(url)
         try:
             image = store_image_stream(stream, directory=directory, max_bytes=settings.CRAWLER_MAX_IMAGE_BYTES)
+        except ImageRejected as exc:
+            where = f"source {chapter.source_id!r}: page {index + 1} of chapter {chapter.id} {url}"
+            raise ImageRefused(f"{where}: {exc}") from exc
         finally:
             stream.close()
         try:
@@ -119,19 +124,21 @@ def _download(chapter: Chapter, source: SourceAdapter, *, status: StatusHandle, 
 
 
 def remove_orphans(chapter: Chapter) -> list[str]:
-    """Delete files in the chapter's directory that no Page row references; returns their names."""
+    """Delete files in the chapter's directory that no Page row references, and the readers' scaled copies of
+    pages that have no row any more (deleted for a re-download); returns their names."""
     directory = page_directory(chapter.id)
+    referenced = set(Page.objects.filter(chapter=chapter).values_list("image", flat=True))
     try:
         _, files = default_storage.listdir(directory)
     except FileNotFoundError:
-        return []
-    referenced = set(Page.objects.filter(chapter=chapter).values_list("image", flat=True))
+        files = []
     orphans = orphan_names(directory, files, referenced)
     for name in orphans:
         delete_stored(name)
-    if orphans:
-        logger.info("chapter %s: removed %d orphaned files from an interrupted run", chapter.id, len(orphans))
-    return orphans
+    copies = remove_orphan_copies(directory, referenced)
+    if orphans or copies:
+        logger.info("chapter %s: removed %d orphaned files and %d stale copies", chapter.id, len(orphans), len(copies))
+    return orphans + copies
 
 
 def _as_source_chapter(chapter: Chapter) -> SourceChapter:

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, models, transaction
 
+from catalog.copies import remove_orphan_copies
 from catalog.models import Manga, MangaSource, Source, Tag
 from catalog.storage import delete_stored, store_image_stream
 from crawler.errors import CrawlerError, RetryLater, SessionExpired
@@ -240,6 +241,7 @@ def _remove_other_covers(manga: Manga, *, keep: str) -> None:
     behind (a temp file, or a stored file whose row update never ran).
     """
     directory = f"covers/{manga.id}"
+    remove_orphan_copies(directory, [keep])  # the readers' thumbnails of replaced covers
     try:
         _, files = default_storage.listdir(directory)
     except FileNotFoundError:

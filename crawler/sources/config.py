@@ -72,6 +72,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
+from catalog import source_settings
 from crawler.errors import SourceConfigError
 from crawler.sources import selectors
 from crawler.sources.dates import known_language
@@ -150,10 +151,11 @@ class HtmlSourceConfig:
         if not isinstance(data, dict):
             raise SourceConfigError(f"source {source_id!r}: settings must be a JSON object")
         data = apply_preset(data, source_id=source_id)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        # Keys other apps own (the readers' reading_direction, language) are theirs to check.
+        unknown = sorted(set(data) - SETTINGS_KEYS - source_settings.known_keys())
         if unknown:
             raise SourceConfigError(f"source {source_id!r}: unknown settings key {unknown[0]!r}")
+        data = {name: value for name, value in data.items() if name in SETTINGS_KEYS}
         missing = [name for name in _REQUIRED if name not in data]
         if missing:
             raise SourceConfigError(f"source {source_id!r}: settings key {missing[0]!r} is required")
@@ -166,6 +168,19 @@ class HtmlSourceConfig:
         """The parsed field spec of key `name` (None when unset)."""
         value = getattr(self, name)
         return selectors.parse_spec(value) if value else None
+
+
+SETTINGS_KEYS = frozenset(f.name for f in fields(HtmlSourceConfig))
+
+
+def validate_source_settings(source_id: str, kind: str, values: dict[str, Any]) -> None:
+    """The settings contract's check of the crawler's keys (a demo row starts from the demo site's selectors)."""
+    from crawler.sources.demo import demo_settings
+
+    try:
+        HtmlSourceConfig.from_settings(demo_settings(**values) if kind == "demo" else values, source_id=source_id)
+    except SourceConfigError as exc:
+        raise source_settings.SourceSettingsError(str(exc)) from exc
 
 
 _REQUIRED = ("list_url", "list_anchor", "title", "chapter_item")

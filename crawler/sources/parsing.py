@@ -19,6 +19,7 @@ from urllib.parse import urljoin, urlsplit
 import chompjs
 from selectolax.parser import HTMLParser, Node
 
+from catalog.chapter_names import own_title
 from crawler.errors import CrawlerError
 from crawler.sources import selectors
 from crawler.sources.base import MangaDetail, MangaMetadata, SourceChapter, SourceMangaRef
@@ -236,7 +237,8 @@ def parse_chapter_items(
             dropped += 1
             continue
         published = _chapter_date(item, config, notes) if config.chapter_date else None
-        chapters.setdefault(key, SourceChapter(key=key, number=number, title=text, url=url, published_at=published))
+        title = own_title(text, number)  # "Chapter 12 - The Gate" -> "The Gate": readers add the label themselves
+        chapters.setdefault(key, SourceChapter(key=key, number=number, title=title, url=url, published_at=published))
     if dropped:
         logger.warning("manga detail %s: dropped %d chapter item(s) without a link or number", base_url, dropped)
     return ChapterParse(tuple(sorted(chapters.values(), key=lambda c: (c.number, c.key))), len(items))

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from selectolax.parser import HTMLParser, Node
 
+from catalog.text import clean_text
+
 _PSEUDO = re.compile(r":contains(Own)?\(", re.IGNORECASE)
 _BOUNDARY = set(" \t\n>+~,()")
 _MARK = "data-mangalord-match-"
@@ -77,14 +79,19 @@ def parse_spec(text: str) -> FieldSpec:
 
 
 def read(node: Node, *, own_text: bool = False, attr: str | None = None) -> str:
-    """The node's attribute, own text or whole text, whitespace collapsed."""
+    """The node's attribute, own text or whole text, whitespace collapsed, cleaned of characters no XML can carry.
+
+    Every text a source gives us (titles, descriptions, authors, tags, chapter
+    titles, dates' raw text) is read here, so this is where it is cleaned
+    (catalog.text): one bad character would otherwise break every feed it reaches.
+    """
     if attr is not None:
         raw = node.attributes.get(attr) or ""
     elif own_text:
         raw = own_text_of(node)
     else:
         raw = node.text(separator=" ", strip=True)
-    return " ".join(raw.split())
+    return " ".join(clean_text(raw).split())
 
 
 def own_text_of(node: Node) -> str:

@@ -9,17 +9,20 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from PIL import Image
 
+from catalog.copies import copy_name
 from catalog.models import Chapter, Manga, MangaSource, Page
-from crawler.errors import CrawlerError, ImageRejected, JobCancelled, SessionExpired
+from crawler.errors import CrawlerError, ImageRefused, JobCancelled, SessionExpired
 from crawler.models import Job
 from crawler.passes.chapter_download import page_directory
 from crawler.queue import enqueue, lease
 from crawler.queue.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
 from crawler.status import StatusHandle
 from crawler.workers.handlers import CRAWL_HANDLERS, JobContext
+from crawler.workers.outcomes import Disposition, disposition
 
 pytestmark = pytest.mark.django_db
 
@@ -125,9 +128,13 @@ def test_rerun_after_an_interrupted_download_ends_with_exactly_its_pages_and_no_
     chapter = Chapter.objects.get(id=job.payload.chapter_id)
     run_job(job)
     complete = {p.index: p.sha256 for p in Page.objects.filter(chapter=chapter)}
+    first, last = Page.objects.filter(chapter=chapter).order_by("index")[:: chapter.page_count - 1]
+    # A reader viewed both pages scaled; the last one's row then goes (a re-download gives it a new id).
+    kept_copy, stale_copy = (copy_name(p.image.name, "page", 800, "jpg") for p in (first, last))
+    for name in (kept_copy, stale_copy):
+        default_storage.save(name, ContentFile(b"a scaled copy"))
     # Rewind to what a kill -9 mid-download leaves: the last page's file stored but
     # its row never written, plus a temp file cut short mid-write.
-    last = Page.objects.filter(chapter=chapter).order_by("-index").first()
     orphan = last.image.name
     last.delete()
     directory = default_storage.path(page_directory(chapter.id))
@@ -143,6 +150,7 @@ def test_rerun_after_an_interrupted_download_ends_with_exactly_its_pages_and_no_
     assert chapter.sync_state == "done" and chapter.page_count == len(complete)
     assert stored_files(chapter) == sorted(os.path.basename(p.image.name) for p in pages)
     assert not default_storage.exists(orphan)
+    assert default_storage.exists(kept_copy) and not default_storage.exists(stale_copy)
 
 
 def test_download_queues_analysis_for_every_stored_page(demo_site, manga, settings):
@@ -164,7 +172,7 @@ def test_a_broken_page_image_fails_the_job_and_leaves_no_file(demo_site, manga):
     demo_site.faults.broken_image = True
     job = lease_one("sync_chapter_content")
 
-    with pytest.raises(ImageRejected):
+    with pytest.raises(ImageRefused, match=r"http://127\.0\.0\.1:\d+/img/pages/\S+: the bytes start like an image"):
         run_job(job)
 
     chapter = Chapter.objects.get(id=job.payload.chapter_id)
@@ -173,10 +181,20 @@ def test_a_broken_page_image_fails_the_job_and_leaves_no_file(demo_site, manga):
     assert stored_files(chapter) == []
 
 
+@pytest.mark.parametrize("fault", ["broken_image", "html_as_image"])
+def test_a_refused_page_image_is_a_permanent_error_so_its_job_dies_at_once_naming_the_url(demo_site, manga, fault):
+    setattr(demo_site.faults, fault, True)
+    job = lease_one("sync_chapter_content")
+    with pytest.raises(ImageRefused) as caught:
+        run_job(job)
+    assert disposition(caught.value) is Disposition.DEAD
+    assert f"{demo_site.base_url}/img/pages/" in str(caught.value)
+
+
 def test_an_html_page_served_as_an_image_fails_the_job(demo_site, manga):
     demo_site.faults.html_as_image = True
     job = lease_one("sync_chapter_content")
-    with pytest.raises(ImageRejected, match="text/html"):
+    with pytest.raises(ImageRefused, match="text/html"):
         run_job(job)
     assert stored_files(Chapter.objects.get(id=job.payload.chapter_id)) == []
 

@@ -39,7 +39,8 @@ def test_chapter_cbz_has_comicinfo_first_then_every_page_stored_decodable_and_in
     response, archive = fetch_cbz(client, ch)
     assert response["Content-Type"] == "application/vnd.comicbook+zip"
     assert (
-        unquote(response["Content-Disposition"]) == "attachment; filename*=UTF-8''Berserk_ Deluxe_Edition - c010.5.cbz"
+        unquote(response["Content-Disposition"])
+        == "attachment; filename*=UTF-8''Berserk_ Deluxe_Edition - c010.5 - Eclipse.cbz"
     )
     names = archive.namelist()
     assert names[0] == "ComicInfo.xml"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from crawler.demo_site.images import render_cover, render_page
+from crawler.testing.bad_images import bomb_png, truncated_png
 
 PAGES_PER_CHAPTER = 3
 _MANGAS = [
@@ -39,6 +40,11 @@ class FixtureChapter:
     number: int
     published_at: dt.datetime  # what a crawl should store (relative ones: approximately)
     relative: str | None  # the phrase Madara prints for a new chapter, else None
+    label: str = ""  # what the site prints for the chapter when not just "Chapter N"
+    name: str = ""  # the chapter's own title within `label`: what a crawl must store
+    # One kind per page: "png", "jpeg", "webp", or what a broken site serves: "truncated" (a PNG cut
+    # short), "bomb" (a 400-megapixel PNG of 50 KB).
+    page_kinds: tuple[str, ...] = ("png",) * PAGES_PER_CHAPTER
 
     @property
     def slug(self) -> str:
@@ -46,7 +52,15 @@ class FixtureChapter:
 
     @property
     def title(self) -> str:
-        return f"Chapter {self.number}"
+        return self.label or f"Chapter {self.number}"
+
+    def page_extension(self, index: int) -> str:
+        """File extension of page `index` (1-based) in its URL."""
+        kind = self.page_kinds[index - 1]
+        return {"jpeg": "jpg", "webp": "webp"}.get(kind, "png")
+
+    def page_type(self, index: int) -> str:
+        return {"jpg": "image/jpeg", "webp": "image/webp"}.get(self.page_extension(index), "image/png")
 
     @property
     def calendar_date(self) -> str:
@@ -54,7 +68,15 @@ class FixtureChapter:
 
     @cached_property
     def pages(self) -> tuple[bytes, ...]:
-        return tuple(render_page(self.manga_title, str(self.number), i, "png") for i in range(1, PAGES_PER_CHAPTER + 1))
+        return tuple(_page_bytes(self, i, kind) for i, kind in enumerate(self.page_kinds, start=1))
+
+
+def _page_bytes(chapter: FixtureChapter, index: int, kind: str) -> bytes:
+    if kind == "truncated":
+        return truncated_png()
+    if kind == "bomb":
+        return bomb_png()
+    return render_page(chapter.manga_title, str(chapter.number), index, kind)
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,7 @@ def check_full_crawl(
         assert sorted(stored) == sorted(chapter_key(c) for c in fixture.chapters)
         for expected in fixture.chapters:
             chapter = stored[chapter_key(expected)]
-            assert chapter.number == expected.number and chapter.title == expected.title
+            assert chapter.number == expected.number and chapter.title == expected.name
             assert chapter.published_at is not None, f"{chapter.source_chapter_key} has no date"
             if expected.relative and relative_dates:
                 assert abs(chapter.published_at - expected.published_at) < RELATIVE_TOLERANCE

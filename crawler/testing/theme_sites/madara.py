@@ -51,10 +51,18 @@ document.addEventListener("DOMContentLoaded", function () {
 
 
 class MadaraSite:
-    def __init__(self, *, old_endpoint: bool = False, now: dt.datetime | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        old_endpoint: bool = False,
+        now: dt.datetime | None = None,
+        catalog: list[FixtureManga] | None = None,
+        lang: str = "en-US",
+    ) -> None:
         self.old_endpoint = old_endpoint
         self.now = now or dt.datetime.now(dt.UTC)
-        self.catalog: list[FixtureManga] = build_catalog(self.now)
+        self.catalog: list[FixtureManga] = catalog if catalog is not None else build_catalog(self.now)
+        self.lang = lang
         self.server = FixtureServer(self.route, "madara-site")
         self.base_url = self.server.base_url
 
@@ -67,7 +75,8 @@ class MadaraSite:
         return f"{self.base_url}/manga/{chapter.manga_slug}/{chapter.slug}/"
 
     def page_url(self, manga: FixtureManga, chapter: FixtureChapter, index: int) -> str:
-        return f"{self.base_url}/wp-content/uploads/WP-manga/data/manga_{manga.post_id}/{chapter.slug}/{index}.png"
+        name = f"{index}.{chapter.page_extension(index)}"
+        return f"{self.base_url}/wp-content/uploads/WP-manga/data/manga_{manga.post_id}/{chapter.slug}/{name}"
 
     def stop(self) -> None:
         self.server.stop()
@@ -128,19 +137,22 @@ class MadaraSite:
                 return png(manga.cover_thumbnail)
             if parts[-3] == f"manga_{manga.post_id}":
                 chapter = next((c for c in manga.chapters if c.slug == parts[-2]), None)
-                if chapter is None or not name.removesuffix(".png").isdigit():
+                stem, _, ext = name.partition(".")
+                if chapter is None or not stem.isdigit() or not 1 <= int(stem) <= len(chapter.pages):
                     break
                 if not request.referer.startswith(self.chapter_url(chapter)):
                     return html("<h1>403 Forbidden</h1>", 403)
-                index = int(name.removesuffix(".png"))
-                return png(chapter.pages[index - 1]) if 1 <= index <= len(chapter.pages) else not_found()
+                index = int(stem)
+                if ext != chapter.page_extension(index):
+                    break
+                return Response(200, chapter.pages[index - 1], chapter.page_type(index))
         return not_found()
 
     # --- markup -------------------------------------------------------------------------------
 
     def _page(self, title: str, body: str, *, script: str = "") -> str:
         return (
-            "<!DOCTYPE html><html lang='en-US'><head><meta charset='UTF-8'>"
+            f"<!DOCTYPE html><html lang='{self.lang}'><head><meta charset='UTF-8'>"
             f"<title>{escape(title)} - Madara Fixture</title>"
             f'<script id=\'wp-manga-js-extra\'>var manga = {{"ajax_url":"{self.base_url}/wp-admin/admin-ajax.php",'
             '"enable_manga_view":"1"};</script>'

@@ -37,7 +37,7 @@ def manga_id(raw: str) -> str:
 
 
 class Command(BaseCommand):
-    help = "Write every downloaded chapter as DIR/<Series>/<Series> - c<number>.cbz (skips unchanged files)."
+    help = "Write every downloaded chapter as DIR/<Series>/<Series> - c<number> - <title>.cbz (skips unchanged files)."
 
     def add_arguments(self, parser):
         parser.add_argument("directory", type=Path, help="where to write the library")
@@ -67,4 +67,4 @@ class Command(BaseCommand):
                 chapters,
                 lambda ch, _written: progress.update(task, advance=1, description=ch.manga.title[:40]),
             )
-        console.print(f"{stats.written} written, {stats.skipped} unchanged, in {directory}")
+        console.print(f"{stats.written} written, {stats.skipped} unchanged, {stats.moved} moved, in {directory}")

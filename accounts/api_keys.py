@@ -1,0 +1,142 @@
+"""Per-user API keys: minted once, stored hashed, named, listed with their last use, revoked.
+
+A key is a credential of an account, like a password or an API token, so it
+lives beside them: `accounts.credentials` accepts it in every way a reader
+app sends one (`X-API-Key`, the password of HTTP Basic, KOReader's sync
+headers, the catalog URL), under the login lockout. This module only mints,
+finds and revokes keys; it never decides who is let in.
+
+A key is 32 random bytes behind a recognisable prefix (`mlk_`), so a key
+pasted where a password goes (HTTP Basic in Mihon or an OPDS app) is told
+from a password without a database lookup. Keys carry their own entropy, so
+a fast SHA-256 of the key is enough to store (as GitHub and PyPI do with
+tokens): a leaked table gives nothing usable, and a request costs one
+indexed lookup instead of the ~0.4 s PBKDF2 run a password costs.
+
+KOReader's sync plugin never sends the secret itself: it sends the MD5 hex
+of what the user typed as the password. A key therefore also stores
+SHA-256(MD5(key)), which lets kosync find the key without the server ever
+holding an MD5 it could be reversed from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+KEY_PREFIX = "mlk_"
+# Writing `last_used_at` on every streamed page would be one UPDATE per page;
+# once a minute says "in use" just as well.
+TOUCH_EVERY = timedelta(minutes=1)
+MAX_NAME = 100
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def kosync_key(raw_key: str) -> str:
+    """What KOReader sends as `x-auth-key` when `raw_key` is typed as its password."""
+    return hashlib.md5(raw_key.encode()).hexdigest()  # KOReader's protocol, not our storage
+
+
+class ApiKey(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=MAX_NAME)
+    # The first characters after the prefix, shown so a user can tell keys apart; not secret.
+    hint = models.CharField(max_length=12)
+    digest = models.CharField(max_length=64, unique=True)
+    kosync_digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        app_label = "accounts"
+        verbose_name = "API key"
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({KEY_PREFIX}{self.hint}…)"
+
+
+class BadKeyName(ValueError):
+    pass
+
+
+def clean_name(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise BadKeyName("Give the key a name (the app or device that will use it).")
+    if len(cleaned) > MAX_NAME:
+        raise BadKeyName(f"A key name has at most {MAX_NAME} characters.")
+    return cleaned
+
+
+def seal(key: ApiKey) -> str:
+    """Give the unsaved `key` a fresh secret (stored only as digests) and return the secret, to show once."""
+    raw = KEY_PREFIX + secrets.token_urlsafe(32)
+    key.name = clean_name(key.name)
+    key.hint = raw[len(KEY_PREFIX) : len(KEY_PREFIX) + 6]
+    key.digest = _sha256(raw)
+    key.kosync_digest = _sha256(kosync_key(raw))
+    return raw
+
+
+def mint(user: Any, name: str) -> tuple[ApiKey, str]:
+    """A new key for `user`: the row, and the raw key, which is shown once and never stored."""
+    key = ApiKey(user=user, name=name)
+    raw = seal(key)
+    key.save()
+    return key, raw
+
+
+def mint_for_kosync(user: Any, auth_key: str) -> ApiKey:
+    """A key KOReader registered itself (kosync `POST /users/create`): only its MD5 is known, so it works for sync only."""
+    unknowable = KEY_PREFIX + secrets.token_urlsafe(32)
+    return ApiKey.objects.create(
+        user=user,
+        name="KOReader (registered from KOReader)",
+        hint="kosync",
+        digest=_sha256(unknowable),
+        kosync_digest=_sha256(auth_key.lower()),
+    )
+
+
+def looks_like_key(secret: str) -> bool:
+    return secret.startswith(KEY_PREFIX)
+
+
+def touch(key: ApiKey) -> None:
+    """Note that `key` was just used (at most once a minute, see TOUCH_EVERY)."""
+    now = timezone.now()
+    if key.last_used_at is None or now - key.last_used_at >= TOUCH_EVERY:
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+
+
+def find(raw: str) -> ApiKey | None:
+    """The stored key `raw` is (its user loaded), or None: unknown, revoked, or not shaped like a key."""
+    if not looks_like_key(raw):
+        return None
+    return ApiKey.objects.select_related("user").filter(digest=_sha256(raw)).first()
+
+
+def find_for_kosync(username: str, auth_key: str) -> ApiKey | None:
+    """The key of the user named `username` whose MD5 (as KOReader sends it) is `auth_key`, or None."""
+    key = ApiKey.objects.select_related("user").filter(kosync_digest=_sha256(auth_key.lower())).first()
+    return key if key is not None and key.user.get_username() == username else None
+
+
+def keys_of(user: Any) -> list[ApiKey]:
+    return list(ApiKey.objects.filter(user=user))
+
+
+def revoke(user: Any, key_id: int) -> bool:
+    """Delete `user`'s key `key_id`; False when they have no such key (someone else's included)."""
+    deleted, _ = ApiKey.objects.filter(user=user, pk=key_id).delete()
+    return deleted > 0

@@ -1,0 +1,64 @@
+"""A chapter's number and its own title, kept apart and shown one way everywhere.
+
+Sites print a chapter as a label plus, sometimes, a name: "Chapter 12",
+"Ch. 12 - The Gate", "Episode 12: Home", "Vol.2 Chapter 12", "第12話 門",
+"Capítulo 12". We store the number (a decimal) and only the name ("The
+Gate", or "" when there is none), and every reader shows
+`display_title(number, title)`: "Chapter 12: The Gate" or "Chapter 12".
+Stripping the label only when its number is the chapter's own keeps a name
+that merely starts with a number ("Chapter 13 preview" listed under 12).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+# Words sites use for "chapter" or "episode", in the languages the theme presets meet.
+_LABEL_WORDS = (
+    "chapter", "chap", "ch", "episode", "ep", "ch\u01b0\u01a1ng", "t\u1eadp",  # en, vi
+    "cap\u00edtulo", "capitulo", "cap", "chapitre", "kapitel", "capitolo",  # es/pt, fr, de, it
+    "b\u00f6l\u00fcm", "bab", "\u0433\u043b\u0430\u0432\u0430", "\u0444\u0435\u0439\u0441",  # tr, id, ru
+)  # fmt: skip
+_SEPARATORS = r"\s*(?:[-\u2013\u2014:|.,~\u30fb\uff1a]+\s*)?"
+_NUMBER = r"#?\s*(?P<{}>\d+(?:[.,]\d+)?)"
+_VOLUME = r"(?:(?:vol(?:ume)?|tome|tomo|\u5dfb)\.?\s*\d+\s*[-\u2013\u2014:,.]?\s*)?"
+_LABELLED = re.compile(
+    rf"^\s*{_VOLUME}(?:"
+    rf"(?:{'|'.join(_LABEL_WORDS)})\.?\s*{_NUMBER.format('a')}"  # Chapter 12, Ch. 12, Episode 12
+    rf"|\u7b2c\s*{_NUMBER.format('b')}\s*[\u8a71\u8bdd\u7ae0\u56de\u96c6]"  # 第12話 / 第12章 (ja, zh)
+    rf"|{_NUMBER.format('c')}\s*(?:\ud654|\uc7a5|\u8a71)"  # 12화 (ko), 12話
+    rf"){_SEPARATORS}",
+    re.IGNORECASE,
+)
+
+
+def chapter_label(number: Decimal) -> str:
+    """10 -> "10", 10.50 -> "10.5" (never "1E+1")."""
+    if number == number.to_integral_value():
+        return str(number.quantize(Decimal(1)))
+    return format(number.normalize(), "f")
+
+
+def own_title(text: str, number: Decimal) -> str:
+    """The chapter's own name in `text` once the site's label for chapter `number` is cut off ("" if only a label)."""
+    text = " ".join(text.split())
+    if text.lstrip("#") == chapter_label(number):
+        return ""  # a bare "12" is a label too
+    match = _LABELLED.match(text)
+    if match is None:
+        return text
+    try:
+        raw = match.group("a") or match.group("b") or match.group("c")
+        labelled = Decimal(raw.replace(",", "."))
+    except InvalidOperation:
+        return text
+    if labelled != number:
+        return text
+    return text[match.end() :].strip(" -\u2013\u2014:|.,~")
+
+
+def display_title(number: Decimal, title: str) -> str:
+    """What every reader shows: "Chapter 12: The Gate", or "Chapter 12" when the chapter has no name."""
+    label = f"Chapter {chapter_label(number)}"
+    return f"{label}: {title}" if title else label

@@ -1,0 +1,29 @@
+"""Request guards that hold for every view: the web reader, OPDS, the APIs and the admin."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+
+
+def reject_nul_characters(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable[..., HttpResponse]:
+    """A NUL in the path or a query parameter is a 400 before any view runs.
+
+    PostgreSQL text cannot hold U+0000, so `?q=%00` reaching a search (ours,
+    DRF's or the admin's) would end as a 500 from the database driver. Form
+    fields already refuse NUL (Django's ProhibitNullCharactersValidator); query
+    strings have no such guard.
+    """
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        if "\x00" in request.path or any(
+            "\x00" in key or any("\x00" in value for value in values) for key, values in request.GET.lists()
+        ):
+            return HttpResponseBadRequest(
+                "The request holds a NUL character (%00), which no parameter accepts.\n",
+                content_type="text/plain; charset=utf-8",
+            )
+        return get_response(request)
+
+    return middleware

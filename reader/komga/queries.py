@@ -1,0 +1,208 @@
+"""The Komga API's listings as querysets that cost a fixed number of queries, whatever the page size.
+
+A series row carries its book counts for the reader as correlated subqueries
+(no GROUP BY over joined rows, no query per series); its tags come in one
+prefetch. A series' books are few enough (hundreds) to number and filter in
+memory after one query, the way Komga numbers them: by position in the series.
+Progress is looked up by `user.pk`: an anonymous reader's (LIBRARY_PUBLIC_READ)
+is None, which no progress row has, so they read everything as unread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
+from django.db.models.functions import Coalesce
+
+from catalog.models import LATEST_CHAPTER_ORDER, Chapter, Manga, MangaSource, Page, Tag
+from catalog.search import title_matches, title_search
+from reader.komga import params
+from reader.komga.params import BookFilter, SeriesFilter
+from reader.models import ReadProgress
+from reader.progress import progress_by_chapter, stored_pages
+
+_KOMGA_TO_STATUS: dict[str, list[str]] = {}
+for ours, theirs in params.STATUS_TO_KOMGA.items():
+    _KOMGA_TO_STATUS.setdefault(theirs, []).append(ours)
+
+
+def _count(rows: QuerySet[Any]) -> Coalesce:
+    counted = rows.order_by().values("_one").annotate(n=Count("*")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def readable(chapters: QuerySet[Chapter]) -> QuerySet[Chapter]:
+    return chapters.filter(dropped_at__isnull=True, sync_state=Chapter.SyncState.DONE)
+
+
+def _book_counts(user: Any) -> dict[str, Coalesce]:
+    books = readable(Chapter.objects.filter(manga=OuterRef("pk"))).annotate(_one=F("manga_id"))
+    progress = ReadProgress.objects.filter(
+        user_id=user.pk,
+        chapter__manga=OuterRef("pk"),
+        chapter__dropped_at__isnull=True,
+        chapter__sync_state=Chapter.SyncState.DONE,
+    ).annotate(_one=F("chapter__manga_id"))
+    return {
+        "books_count": _count(books),
+        "books_read": _count(progress.filter(completed=True)),
+        "books_in_progress": _count(progress.filter(completed=False, last_page__gt=0)),
+    }
+
+
+def _library_id() -> Subquery:
+    first = MangaSource.objects.filter(manga=OuterRef("pk")).order_by("created_at", "id").values("source_id")[:1]
+    return Subquery(first)
+
+
+def series_rows(user: Any) -> QuerySet[Manga]:
+    """Every manga as a Komga series for `user`: book counts, library id, tags (one prefetch)."""
+    return Manga.objects.annotate(**_book_counts(user), library_id=_library_id()).prefetch_related(
+        Prefetch("tags", queryset=Tag.objects.order_by("name"))
+    )
+
+
+def _read_status_q(user: Any, statuses: list[str]) -> Q:
+    """Komga's series read states as EXISTS tests, which PostgreSQL runs as (anti-)joins over the whole library.
+
+    READ: it has books and none is unfinished; UNREAD: no book read or begun;
+    IN_PROGRESS: some book read or begun, some unfinished.
+    """
+    books = readable(Chapter.objects.filter(manga=OuterRef("pk")))
+    finished = ReadProgress.objects.filter(user_id=user.pk, chapter=OuterRef("pk"), completed=True)
+    unfinished = Exists(books.exclude(Exists(finished)))
+    started = Exists(
+        ReadProgress.objects.filter(
+            Q(completed=True) | Q(last_page__gt=0),
+            user_id=user.pk,
+            chapter__manga=OuterRef("pk"),
+            chapter__dropped_at__isnull=True,
+            chapter__sync_state=Chapter.SyncState.DONE,
+        )
+    )
+    wanted = Q()
+    if "READ" in statuses:
+        wanted |= Q(Exists(books)) & ~Q(unfinished)
+    if "UNREAD" in statuses:
+        wanted |= ~Q(started)
+    if "IN_PROGRESS" in statuses:
+        wanted |= Q(started) & Q(unfinished)
+    return wanted
+
+
+def _author_q(name: str) -> Q:
+    # Authors are a JSON list of names; SQLite cannot ask a JSON array whether it holds a value.
+    if connection.features.supports_json_field_contains:
+        return Q(authors__contains=[name])
+    return Q(authors__icontains=f'"{name}"')
+
+
+def _sorted(rows: QuerySet[Manga], wanted: list[params.Sort], searched: str) -> QuerySet[Manga]:
+    if not wanted:
+        return title_search(rows, searched) if searched else rows.order_by(*LATEST_CHAPTER_ORDER)
+    order: list[Any] = []
+    for sort in wanted:
+        if sort.key in ("metadata.titleSort", "name"):
+            order.append(F("title").desc() if sort.descending else F("title").asc())
+        elif sort.key in ("createdDate", "created"):
+            order.append(F("created_at").desc() if sort.descending else F("created_at").asc())
+        elif sort.descending:
+            order.extend(LATEST_CHAPTER_ORDER[:2])
+        else:
+            order.append(F("latest_chapter_at").asc(nulls_last=True))
+    return rows.order_by(*order, "id")
+
+
+def filtered_series(user: Any, wanted: SeriesFilter) -> QuerySet[Manga]:
+    rows = series_rows(user)
+    if wanted.deleted is True or wanted.publishers:
+        return rows.none()  # nothing here is deleted, and no series has a publisher
+    if wanted.search:
+        rows = title_matches(rows, wanted.search)
+    if wanted.library_ids:
+        rows = rows.filter(Exists(MangaSource.objects.filter(manga=OuterRef("pk"), source_id__in=wanted.library_ids)))
+    if wanted.statuses:
+        rows = rows.filter(status__in=[ours for s in wanted.statuses for ours in _KOMGA_TO_STATUS[s]])
+    if wanted.tags:
+        rows = rows.filter(Exists(Tag.objects.filter(mangas=OuterRef("pk"), name__in=wanted.tags)))
+    for author in wanted.authors:
+        rows = rows.filter(_author_q(author.name)) if author.role == "writer" else rows.none()
+    if wanted.read_statuses:
+        rows = rows.filter(_read_status_q(user, wanted.read_statuses))
+    return _sorted(rows, wanted.sort, wanted.search if not wanted.sort else "")
+
+
+def stored_bytes() -> Coalesce:
+    summed = (
+        Page.objects.filter(chapter=OuterRef("pk")).order_by().values("chapter").annotate(n=Sum("bytes")).values("n")
+    )
+    return Coalesce(Subquery(summed), 0)
+
+
+def book_rows() -> QuerySet[Chapter]:
+    return Chapter.objects.select_related("manga").annotate(stored_pages=stored_pages(), stored_bytes=stored_bytes())
+
+
+@dataclass(frozen=True)
+class Book:
+    chapter: Chapter
+    position: int  # 1-based place in the series, Komga's book "number"
+    progress: ReadProgress | None
+
+
+def read_status(book: Book) -> str:
+    if book.progress is None or (not book.progress.completed and book.progress.last_page == 0):
+        return "UNREAD"
+    return "READ" if book.progress.completed else "IN_PROGRESS"
+
+
+def media_status(chapter: Chapter) -> str:
+    return "READY" if chapter.sync_state == Chapter.SyncState.DONE else "UNKNOWN"
+
+
+def series_books(user: Any, manga: Manga, wanted: BookFilter) -> list[Book]:
+    """The series' live chapters as books, numbered by position, filtered and sorted as asked (three queries)."""
+    if wanted.deleted is True:
+        return []
+    chapters = list(book_rows().filter(manga=manga, dropped_at__isnull=True).order_by("number", "created_at", "id"))
+    progress = progress_by_chapter(user, [c.id for c in chapters])
+    books = [Book(c, n, progress.get(c.id)) for n, c in enumerate(chapters, start=1)]
+    if wanted.media_statuses:
+        books = [b for b in books if media_status(b.chapter) in wanted.media_statuses]
+    if wanted.read_statuses:
+        books = [b for b in books if read_status(b) in wanted.read_statuses]
+    for sort in reversed(wanted.sort):
+        if sort.key in ("createdDate", "created"):
+            books.sort(key=lambda b: b.chapter.created_at, reverse=sort.descending)
+        elif sort.key in ("lastModifiedDate", "lastModified"):
+            books.sort(key=lambda b: b.chapter.updated_at, reverse=sort.descending)
+        else:
+            books.sort(key=lambda b: b.position, reverse=sort.descending)
+    return books
+
+
+def one_book(user: Any, chapter_id: Any) -> Book | None:
+    chapter = book_rows().filter(pk=chapter_id, dropped_at__isnull=True).first()
+    if chapter is None:
+        return None
+    before = Chapter.objects.filter(manga_id=chapter.manga_id, dropped_at__isnull=True).filter(
+        Q(number__lt=chapter.number)
+        | Q(number=chapter.number, created_at__lt=chapter.created_at)
+        | Q(number=chapter.number, created_at=chapter.created_at, id__lt=chapter.id)
+    )
+    progress = ReadProgress.objects.filter(user_id=user.pk, chapter=chapter).first()
+    return Book(chapter, before.count() + 1, progress)
