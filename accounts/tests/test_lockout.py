@@ -1,13 +1,11 @@
 """Login lockout on every way in: the login forms, OPDS Basic, the token endpoint and API tokens.
 
-Limits in force here: LOGIN_FAILURE_LIMIT=5 per account, LOGIN_ADDRESS_FAILURE_LIMIT
-lowered to 8 per address (20 by default) to keep the address test short,
-LOGIN_LOCKOUT_MINUTES=15.
+Limits in force here: `lockout_limits` (accounts/tests/conftest.py). API keys, the Komga API and
+kosync: test_api_key_lockout.py.
 """
 
 from __future__ import annotations
 
-import base64
 from datetime import timedelta
 
 import pytest
@@ -20,31 +18,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.lockout import failures_toward_lockout
+from accounts.tests.conftest import ACCOUNT_LIMIT, ADDRESS_LIMIT, ELSEWHERE, HOME, basic, login
 
-ACCOUNT_LIMIT = 5
-ADDRESS_LIMIT = 8
-HOME = "127.0.0.1"
-ELSEWHERE = "127.0.0.2"
-
-
-@pytest.fixture(autouse=True)
-def _limits(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    settings.AXES_FAILURE_LIMIT = ACCOUNT_LIMIT
-    settings.LOGIN_ADDRESS_FAILURE_LIMIT = ADDRESS_LIMIT
-
-
-@pytest.fixture
-def bob(django_user_model):
-    return django_user_model.objects.create_user("bob", "bob@example.com", "bob-password", is_staff=True)
-
-
-def login(username: str, password: str, address: str = HOME, path: str = "/login/"):
-    return Client(REMOTE_ADDR=address).post(path, {"username": username, "password": password})
-
-
-def basic(username: str, password: str) -> dict[str, str]:
-    return {"HTTP_AUTHORIZATION": "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()}
+pytestmark = pytest.mark.usefixtures("lockout_limits")
 
 
 def token(username: str, password: str, address: str = HOME):
