@@ -1,5 +1,5 @@
 """Who may do what: five personas x every crawler control, every staff read, the dashboard, the admin actions
-and the library's reader routes.
+and the library's reader routes, and a sixth (public) on the reader apps' routes (Komga API, kosync, API keys).
 
 | persona   | who                                        |
 |-----------|--------------------------------------------|
@@ -8,6 +8,7 @@ and the library's reader routes.
 | watcher   | staff without `crawler.operate_crawler`    |
 | operator  | staff in the "Operators" group             |
 | superuser | staff with every permission                |
+| public    | no credentials, LIBRARY_PUBLIC_READ=true   |
 """
 
 from __future__ import annotations
@@ -207,3 +208,94 @@ def test_library_reads_need_an_account(people, world, persona):
         response = client.get(route.format(**ids))
         expected = ANONYMOUS_ANSWER[kind] if persona == "anonymous" else 200
         assert response.status_code == expected, (route, response.status_code)
+
+
+# Reader apps: the Komga API (by session here; keys and Basic: reader/tests/test_api_keys.py), kosync and a key in
+# the catalog URL (by each persona's API key), the account page. "public" is anonymous with LIBRARY_PUBLIC_READ on.
+KOMGA_READS = [
+    "/api/v1/series",
+    "/api/v1/series/{manga}",
+    "/api/v1/series/{manga}/books",
+    "/api/v1/series/{manga}/thumbnail",
+    "/api/v1/books/{chapter}",
+    "/api/v1/books/{chapter}/pages",
+    "/api/v1/books/{chapter}/pages/1",
+    "/api/v1/books/{chapter}/thumbnail",
+    "/api/v1/libraries",
+    "/api/v1/genres",
+    "/api/v1/tags",
+    "/api/v1/authors",
+    "/api/v2/authors",
+]
+# A user's own things: never anonymous, whatever LIBRARY_PUBLIC_READ says.
+KOMGA_MINE = [
+    ("get", "/api/v2/users/me", None),
+    ("patch", "/api/v1/books/{chapter}/read-progress", {"page": 1}),
+    ("delete", "/api/v1/books/{chapter}/read-progress", None),
+    ("get", "/api/v2/series/{manga}/read-progress/tachiyomi", None),
+    ("put", "/api/v2/series/{manga}/read-progress/tachiyomi", {"lastBookNumberSortRead": 1}),
+]
+DOCUMENT = "d" * 32
+
+
+@pytest.fixture
+def reader_world(world, people) -> dict[str, Any]:
+    """The world, a KOReader document id for its chapter, and an API key for each persona with an account."""
+    from django.apps import apps
+
+    from accounts import api_keys
+
+    apps.get_model("reader", "DocumentDigest").objects.create(
+        digest=DOCUMENT, chapter=world["chapter"], method="binary"
+    )
+    world["manga"].cover.name = world["page"].image.name  # a stored image, for the series thumbnail
+    world["manga"].save(update_fields=["cover"])
+    keys = {name: api_keys.mint(user, "matrix")[1] for name, user in people.items() if user is not None}
+    return {**world, "keys": keys}
+
+
+def _kosync(people: dict[str, Any], persona: str, keys: dict[str, str]) -> dict[str, str]:
+    from accounts import api_keys
+
+    if people.get(persona) is None:
+        return {}
+    return {"HTTP_X_AUTH_USER": people[persona].username, "HTTP_X_AUTH_KEY": api_keys.kosync_key(keys[persona])}
+
+
+@pytest.mark.parametrize("persona", [*PERSONAS, "public"])
+def test_reader_apps_follow_the_library_policy(people, reader_world, settings, persona):
+    settings.LIBRARY_PUBLIC_READ = persona == "public"
+    user = people.get(persona)
+    client = browser(user)
+    ids = {k: reader_world[k].id for k in ("manga", "chapter")}
+    reads = 200 if user is not None or persona == "public" else 401
+    for route in KOMGA_READS:
+        response = client.get(route.format(**ids))
+        assert response.status_code == reads, (route, response.status_code)
+        if reads == 401:  # Mihon sends credentials only after a Basic challenge
+            assert response["WWW-Authenticate"].startswith("Basic "), route
+    for method, route, body in KOMGA_MINE:
+        response = getattr(client, method)(route.format(**ids), body, format="json")
+        assert response.status_code == (401 if user is None else 204 if body or method == "delete" else 200), route
+
+    sync = _kosync(people, persona, reader_world["keys"])
+    mine = 401 if user is None else 200
+    assert client.get("/kosync/users/auth", **sync).status_code == mine
+    put = {"document": DOCUMENT, "progress": "1", "percentage": 1.0, "device": "K", "device_id": "K1"}
+    assert client.put("/kosync/syncs/progress", put, format="json", **sync).status_code == mine
+    assert client.get(f"/kosync/syncs/progress/{DOCUMENT}", **sync).status_code == mine
+    registration = client.post("/kosync/users/create", {"username": "new", "password": "x"}, format="json")
+    assert registration.status_code == 402  # refused to everyone unless KOSYNC_ALLOW_REGISTRATION
+
+    key = reader_world["keys"].get(persona, "mlk_no-such-key")
+    assert client.get(f"/key/{key}/opds/").status_code == (401 if user is None else 200)
+
+    account = [client.get("/account/"), client.post("/account/", {"name": "phone"})]
+    if user is None:
+        assert all(r.status_code == 302 and r["Location"].startswith("/login/") for r in account)
+        return
+    assert [r.status_code for r in account] == [200, 200]
+    own = user.api_keys.get(name="phone")
+    revoked = client.post(f"/account/keys/{own.id}/revoke/")
+    assert revoked.status_code == 302 and revoked["Location"] == "/account/"
+    assert not user.api_keys.filter(pk=own.pk).exists()
