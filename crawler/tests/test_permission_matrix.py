@@ -210,8 +210,9 @@ def test_library_reads_need_an_account(people, world, persona):
         assert response.status_code == expected, (route, response.status_code)
 
 
-# Reader apps: the Komga API (by session here; keys and Basic: reader/tests/test_api_keys.py), kosync and a key in
-# the catalog URL (by each persona's API key), the account page. "public" is anonymous with LIBRARY_PUBLIC_READ on.
+# Reader apps: every Komga API route (with each persona's X-API-Key; other credentials:
+# reader/tests/test_api_keys.py), kosync and a key in the catalog URL (by each persona's API key), the account
+# page. "public" is anonymous with LIBRARY_PUBLIC_READ on.
 KOMGA_READS = [
     "/api/v1/series",
     "/api/v1/series/{manga}",
@@ -222,10 +223,17 @@ KOMGA_READS = [
     "/api/v1/books/{chapter}/pages/1",
     "/api/v1/books/{chapter}/thumbnail",
     "/api/v1/libraries",
+    "/api/v1/libraries/demo",
     "/api/v1/genres",
     "/api/v1/tags",
+    "/api/v1/publishers",
     "/api/v1/authors",
+    "/api/v1/collections",
+    "/api/v1/readlists",
     "/api/v2/authors",
+    "/api/v2/genres",
+    "/api/v2/tags",
+    "/api/v2/publishers",
 ]
 # A user's own things: never anonymous, whatever LIBRARY_PUBLIC_READ says.
 KOMGA_MINE = [
@@ -268,14 +276,16 @@ def test_reader_apps_follow_the_library_policy(people, reader_world, settings, p
     user = people.get(persona)
     client = browser(user)
     ids = {k: reader_world[k].id for k in ("manga", "chapter")}
+    key = reader_world["keys"].get(persona)
+    komga = {"HTTP_X_API_KEY": key} if key else {}
     reads = 200 if user is not None or persona == "public" else 401
     for route in KOMGA_READS:
-        response = client.get(route.format(**ids))
+        response = APIClient().get(route.format(**ids), **komga)
         assert response.status_code == reads, (route, response.status_code)
         if reads == 401:  # Mihon sends credentials only after a Basic challenge
             assert response["WWW-Authenticate"].startswith("Basic "), route
     for method, route, body in KOMGA_MINE:
-        response = getattr(client, method)(route.format(**ids), body, format="json")
+        response = getattr(APIClient(), method)(route.format(**ids), body, format="json", **komga)
         assert response.status_code == (401 if user is None else 204 if body or method == "delete" else 200), route
 
     sync = _kosync(people, persona, reader_world["keys"])
@@ -287,8 +297,7 @@ def test_reader_apps_follow_the_library_policy(people, reader_world, settings, p
     registration = client.post("/kosync/users/create", {"username": "new", "password": "x"}, format="json")
     assert registration.status_code == 402  # refused to everyone unless KOSYNC_ALLOW_REGISTRATION
 
-    key = reader_world["keys"].get(persona, "mlk_no-such-key")
-    assert client.get(f"/key/{key}/opds/").status_code == (401 if user is None else 200)
+    assert client.get(f"/key/{key or 'mlk_no-such-key'}/opds/").status_code == (401 if user is None else 200)
 
     account = [client.get("/account/"), client.post("/account/", {"name": "phone"})]
     if user is None:
