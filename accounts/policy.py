@@ -3,8 +3,8 @@
 The library API, page images, covers, OPDS, CBZ downloads and the web reader
 all ask this module, and so does any protocol added later: a request is
 identified by its browser session or its header credentials
-(`accounts.credentials`: Basic, Token, any registered scheme, each under the
-login lockout), and the library may be read by an active user, or by
+(`accounts.credentials`: Basic with a password or an API key, Token,
+`X-API-Key`, any registered scheme, each under the login lockout), and the library may be read by an active user, or by
 anyone when the operator opened it on purpose (`LIBRARY_PUBLIC_READ`, off
 by default: whoever reaches the web process then reads every manga, page
 and OCR text, with no account). Per-user things (bookmarks, read progress)
