@@ -1,4 +1,4 @@
-"""Shared fixtures: personas (anonymous, user, staff) and the environment for child processes."""
+"""Shared fixtures: personas (anonymous, user, staff, operator, watcher) and the environment for child processes."""
 
 import os
 import sys
@@ -30,10 +30,34 @@ def alice(django_user_model):
 
 @pytest.fixture
 def staff(django_user_model):
-    """An operator: staff, allowed on every admin route."""
+    """A superuser: staff with every permission, allowed on every admin route."""
     return django_user_model.objects.create_user(
         "sam", "sam@example.com", "sam-password", is_staff=True, is_superuser=True
     )
+
+
+@pytest.fixture
+def operator(django_user_model):
+    """Staff in the "Operators" group (migration crawler 0007): may run every crawler control."""
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user("olga", "olga@example.com", "olga-password", is_staff=True)
+    user.groups.add(Group.objects.get(name="Operators"))
+    return user
+
+
+@pytest.fixture
+def watcher(django_user_model):
+    """Staff without the operate permission: sees the dashboard and the lists, runs nothing."""
+    return django_user_model.objects.create_user("walt", "walt@example.com", "walt-password", is_staff=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """API throttles and remembered Basic passwords live in the cache: each test starts without them."""
+    from django.core.cache import cache
+
+    cache.clear()
 
 
 @pytest.fixture

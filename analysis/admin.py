@@ -21,7 +21,7 @@ from crawler.models import Job
 
 
 @admin.register(PageAnalysis)
-class PageAnalysisAdmin(admin.ModelAdmin):
+class PageAnalysisAdmin(crawler_admin.OperatorActions, admin.ModelAdmin):
     list_display = ("page", "state", "nsfw", "nsfw_score", "backend", "duration_ms", "analyzed_at")
     list_filter = ("state", "nsfw", "backend")
     search_fields = ("ocr_text", "scene_description", "page__chapter__manga__title")
@@ -36,7 +36,7 @@ class PageAnalysisAdmin(admin.ModelAdmin):
         # Results come from the workers only; the change view stays viewable through view permission.
         return False
 
-    @admin.action(description="Force re-analysis of the selected pages")
+    @admin.action(description="Force re-analysis of the selected pages", permissions=["operate"])
     def force_analyze(self, request: HttpRequest, queryset: QuerySet[PageAnalysis]) -> None:
         pages = list(Page.objects.filter(id__in=queryset.values_list("page_id", flat=True)))
         try:
@@ -55,7 +55,7 @@ admin.site.unregister(Job)
 class JobAdmin(crawler_admin.JobAdmin):
     actions = (*crawler_admin.JobAdmin.actions, "force_analyze")
 
-    @admin.action(description="Force-analyze the pages of selected analyze_page jobs")
+    @admin.action(description="Force-analyze the pages of selected analyze_page jobs", permissions=["operate"])
     def force_analyze(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
         page_ids = queryset.filter(kind="analyze_page").values_list("page_id", flat=True)
         pages = list(Page.objects.filter(id__in=page_ids))

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from analysis import control
 from catalog.models import Page
-from crawler.api.base import AdminAPIView
+from crawler.api.base import ControlAPIView
 from crawler.api.control import ERRORS, control_error, validated
 from crawler.control import ControlError
 
@@ -27,7 +27,7 @@ class ForceAnalyzeResponseSerializer(serializers.Serializer):
     outcome = serializers.CharField()
 
 
-class ForceAnalyzeView(AdminAPIView):
+class ForceAnalyzeView(ControlAPIView):
     @extend_schema(
         operation_id="crawler_force_analyze",
         summary="Force re-analysis of a page",

@@ -33,8 +33,8 @@ def main() -> None:
         from django.db import connection
         from django.test import Client
 
+        from accounts import api_keys
         from catalog.models import Chapter
-        from reader import api_keys
 
         api_latency.seed(args.mangas)
         _, long_manga = opds_latency.seed_reader()

@@ -2,7 +2,10 @@
 
 The job admin is read-only: its actions call the same `crawler.control`
 functions as the admin API (requeue dead, release), so both faces audit and
-behave alike. The audit log is read-only for everyone. The manga and chapter
+behave alike. Every action is an operator's (`crawler.control.operators`):
+Django lists and runs it only for users with `crawler.operate_crawler`. The
+audit log is read-only for everyone, and so is the crawler state, whose
+session cookies are never shown (they are set through the audited control). The manga and chapter
 admins of `catalog.admin` are re-registered here with the "queue downloads"
 actions, because the crawler owns the queue they act on.
 """
@@ -17,11 +20,19 @@ from catalog import admin as catalog_admin
 from catalog.models import Chapter, Manga
 from crawler import control
 from crawler.control import backlog
+from crawler.control.operators import can_operate
 from crawler.models import AuditEvent, CrawlerState, Job, JobState, SourceThrottle, WorkerStatus
 
 
+class OperatorActions:
+    """For admins whose actions say `permissions=["operate"]`: only operators see and run them."""
+
+    def has_operate_permission(self, request: HttpRequest) -> bool:
+        return can_operate(request.user)
+
+
 @admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
+class JobAdmin(OperatorActions, admin.ModelAdmin):
     list_display = ("id", "kind", "state", "label", "attempts", "max_attempts", "scheduled_at", "updated_at")
     list_filter = ("state", "kind")
     # Title search follows crawler.control.backlog: payload title for sync_manga rows, manga title otherwise.
@@ -45,22 +56,43 @@ class JobAdmin(admin.ModelAdmin):
         by_id, _ = super().get_search_results(request, queryset, term)
         return queryset.filter(backlog.job_search_q(term)) | by_id, False
 
-    @admin.action(description="Requeue selected dead jobs")
+    @admin.action(description="Requeue selected dead jobs", permissions=["operate"])
     def requeue_dead(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
         dead = list(queryset.filter(state=JobState.DEAD).values_list("id", flat=True))
         revived = sum(control.requeue(actor=request.user, scope="job", target=job_id) for job_id in dead)
         self.message_user(request, f"Requeued {revived} of {len(dead)} dead job(s).", messages.SUCCESS)
 
-    @admin.action(description="Release selected running jobs (back to pending)")
+    @admin.action(description="Release selected running jobs (back to pending)", permissions=["operate"])
     def release(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
         running = list(queryset.filter(state=JobState.RUNNING).values_list("id", flat=True))
         released = sum(control.release(actor=request.user, job_id=job_id) for job_id in running)
         self.message_user(request, f"Released {released} of {len(running)} running job(s).", messages.SUCCESS)
 
 
+def is_secret_state(key: str) -> bool:
+    """Crawler-state keys whose value is a credential: shown masked, never rendered back."""
+    return key.startswith("session:") and key.endswith(":cookie")
+
+
 @admin.register(CrawlerState)
 class CrawlerStateAdmin(admin.ModelAdmin):
-    list_display = ("key", "updated_at")
+    """Read-only, and a stored session cookie is masked: the audited dashboard/API control is the only way to set one."""
+
+    list_display = ("key", "shown_value", "updated_at")
+    fields = ("key", "shown_value", "updated_at")
+    readonly_fields = ("key", "shown_value", "updated_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="value")
+    def shown_value(self, state: CrawlerState) -> str:
+        if is_secret_state(state.key):
+            return "•••••• (set; write-only: refresh it from the crawler dashboard)" if state.value else "(not set)"
+        return str(state.value)
 
 
 @admin.register(AuditEvent)
@@ -83,7 +115,7 @@ class AuditEventAdmin(admin.ModelAdmin):
 
 
 @admin.register(SourceThrottle)
-class SourceThrottleAdmin(admin.ModelAdmin):
+class SourceThrottleAdmin(OperatorActions, admin.ModelAdmin):
     """Read-only: the limiter owns the bucket; an operator may only end a cooldown early."""
 
     list_display = ("source_id", "cooling_until", "cooling_reason", "tokens", "refilled_at")
@@ -96,7 +128,7 @@ class SourceThrottleAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.action(description="End the selected sources' cooldown now")
+    @admin.action(description="End the selected sources' cooldown now", permissions=["operate"])
     def end_cooldown(self, request: HttpRequest, queryset: QuerySet[SourceThrottle]) -> None:
         sources = list(queryset.values_list("source_id", flat=True))
         ended = sum(control.end_cooldown(actor=request.user, source_id=source) for source in sources)
@@ -116,10 +148,10 @@ admin.site.unregister(Manga)
 
 
 @admin.register(Manga)
-class MangaAdmin(catalog_admin.MangaAdmin):
+class MangaAdmin(OperatorActions, catalog_admin.MangaAdmin):
     actions = ("requeue_chapters",)
 
-    @admin.action(description="Queue downloads of not-yet-downloaded chapters")
+    @admin.action(description="Queue downloads of not-yet-downloaded chapters", permissions=["operate"])
     def requeue_chapters(self, request: HttpRequest, queryset: QuerySet[Manga]) -> None:
         enqueued = sum(
             control.enqueue_missing_content(
@@ -134,10 +166,10 @@ admin.site.unregister(Chapter)
 
 
 @admin.register(Chapter)
-class ChapterAdmin(catalog_admin.ChapterAdmin):
+class ChapterAdmin(OperatorActions, catalog_admin.ChapterAdmin):
     actions = ("requeue_chapters",)
 
-    @admin.action(description="Queue downloads of selected chapters (not yet downloaded)")
+    @admin.action(description="Queue downloads of selected chapters (not yet downloaded)", permissions=["operate"])
     def requeue_chapters(self, request: HttpRequest, queryset: QuerySet[Chapter]) -> None:
         ids = list(queryset.values_list("id", flat=True))
         enqueued = control.enqueue_missing_content(

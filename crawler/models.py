@@ -116,6 +116,8 @@ class CrawlerState(models.Model):
 
     class Meta:
         db_table = "crawler_state"
+        # Checked by crawler.control.operators for every control (API, dashboard, admin actions).
+        permissions = [("operate_crawler", "Can operate the crawler (passes, requeues, sessions)")]
 
     def __str__(self) -> str:
         return self.key

@@ -7,6 +7,7 @@ in a systemd unit fails loudly instead of running with a silent default.
 
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "channels",
+    "axes",
+    "accounts",
     "catalog",
     "crawler",
     "analysis",
@@ -111,7 +114,12 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "crawler.api.security.AdminGuardMiddleware",
+    # Last: turns a login form's locked-out attempt into the lockout page (accounts.lockout).
+    "axes.middleware.AxesMiddleware",
 ]
+
+# django-axes first: it refuses every login of a locked account or address before a password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 
 ROOT_URLCONF = "mangalord.urls"
 WSGI_APPLICATION = "mangalord.wsgi.application"
@@ -145,7 +153,9 @@ def _is_postgres_url(url: str) -> bool:
 DATABASE_POOLER = _read(
     "DATABASE_POOLER", env.str, "", lambda v: v in {"", "pgbouncer"}, "must be empty or 'pgbouncer'"
 )
-# A direct (unpooled) PostgreSQL connection for LISTEN, which needs a session of its own.
+# A direct (unpooled) PostgreSQL connection for LISTEN, which needs a session of its own; also the `direct`
+# database alias when set.
+DIRECT_DB = "direct"
 DATABASE_DIRECT_URL = _read(
     "DATABASE_DIRECT_URL",
     env.str,
@@ -165,6 +175,9 @@ def _database() -> dict[str, Any]:
             "must be a database URL such as postgres://user:password@host:5432/name",
         )
         db.setdefault("CONN_MAX_AGE", 0)
+        if db["ENGINE"] == "django.db.backends.postgresql":
+            # A database host that stopped answering must not hold a connect (or a worker's shutdown) for minutes.
+            db.setdefault("OPTIONS", {}).setdefault("connect_timeout", 10)
         if DATABASE_POOLER == "pgbouncer":
             if db["ENGINE"] != "django.db.backends.postgresql":
                 raise ImproperlyConfigured(
@@ -196,6 +209,15 @@ def _database() -> dict[str, Any]:
 
 
 DATABASES = {"default": _database()}
+if DATABASE_DIRECT_URL:
+    # Around the pooler: a worker's status row is written here while the pooler is down (crawler.status.publish),
+    # so the dashboard can say since when its database path is unavailable. Tests mirror it onto default.
+    DATABASES[DIRECT_DB] = {
+        **env.db_url_config(DATABASE_DIRECT_URL),
+        "CONN_MAX_AGE": 0,
+        "OPTIONS": {"connect_timeout": 10},
+        "TEST": {"MIRROR": "default"},
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -273,6 +295,46 @@ STORAGES = {
 
 LOGIN_URL = "/admin/login/"
 
+# --- Access (accounts/) -----------------------------------------------------------
+# Anyone who reaches the web process may read the library (API, images, OPDS, CBZ, web reader) with no
+# account. Off: every read needs an active user. Bookmarks and read progress always need one.
+LIBRARY_PUBLIC_READ = _read("LIBRARY_PUBLIC_READ", _strict_bool, False)
+# Login lockout (django-axes, accounts/lockout.py): failures per account, per address, and how long they count.
+LOGIN_FAILURE_LIMIT = _positive("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ADDRESS_FAILURE_LIMIT = _positive("LOGIN_ADDRESS_FAILURE_LIMIT", 20)
+if LOGIN_ADDRESS_FAILURE_LIMIT < LOGIN_FAILURE_LIMIT:
+    raise ImproperlyConfigured(
+        "Invalid value for environment variable LOGIN_ADDRESS_FAILURE_LIMIT: must be at least LOGIN_FAILURE_LIMIT"
+    )
+LOGIN_LOCKOUT_MINUTES = _positive("LOGIN_LOCKOUT_MINUTES", 15)
+# Reverse proxies in front of the web process that append to X-Forwarded-For (0: the peer address is the
+# client's). The lockout and the API throttles count per client address, so behind a proxy this must be set.
+TRUSTED_PROXY_COUNT = _non_negative("TRUSTED_PROXY_COUNT", 0)
+
+AXES_HANDLER = "accounts.lockout.LoginLockoutHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
+# A failure while locked is refused without being counted: the lockout ends LOGIN_LOCKOUT_MINUTES after the last
+# counted failure, and a locked attack writes nothing.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A success must not wipe the failures: logging in to one's own account would reset the count of another's.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXY_COUNT else ("REMOTE_ADDR",)
+# Requests per client address (anonymous callers) and per token-endpoint caller; DRF's rate syntax (N/second,
+# minute, hour, day). Counted in the web process's cache.
+_RATE = re.compile(r"^[0-9]+/(s|sec|second|m|min|minute|h|hour|d|day)$")
+
+
+def _rate(name: str, default: str) -> str:
+    return _read(name, env.str, default, lambda v: bool(_RATE.match(v)), "must be a rate such as 10/minute")
+
+
+API_THROTTLE_ANON = _rate("API_THROTTLE_ANON", "120/minute")
+API_THROTTLE_LOGIN = _rate("API_THROTTLE_LOGIN", "10/minute")
+
 REDIS_URL = _read("REDIS_URL", env.str, "")
 if REDIS_URL:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
@@ -281,10 +343,13 @@ else:
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.drf.HeaderCredentialsAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"anon": API_THROTTLE_ANON, "login": API_THROTTLE_LOGIN},
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT or None,
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

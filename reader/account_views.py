@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from reader import api_keys
+from accounts import api_keys
 
 LOGIN = "reader:login"
 

@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalog.api.auth import API_AUTHENTICATION
+from accounts.drf import API_AUTHENTICATION
 from catalog.api.pagination import Pagination
 from catalog.models import Chapter
 from reader.models import ReadProgress

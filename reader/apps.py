@@ -6,12 +6,6 @@ class ReaderConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from catalog.api.auth import accept_also
-        from reader.api_auth import ReaderAuthentication
-
-        # The REST API accepts what every reader app accepts: an API key, or HTTP Basic.
-        accept_also(ReaderAuthentication)
-
         from catalog import source_settings
         from reader import source_settings as reader_keys
 

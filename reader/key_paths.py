@@ -4,7 +4,9 @@ The key authenticates the request, the rest of the path is served as
 usual, and the script prefix carries the key into every link the response
 builds (`reverse()` puts it in front), so an app following the feed's links
 stays signed in. Read-only (GET and HEAD) and only the OPDS catalog and the
-cover images its feeds link to.
+cover images its feeds link to. The key is checked by the access policy
+(`accounts.credentials.verify_api_key`): a wrong one counts toward the
+lockout, and a locked address or account is refused with 429.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.urls import get_script_prefix, set_script_prefix
 
-from reader import api_keys
+from accounts import credentials, policy
+from accounts.views import locked_out
 
 _KEY_PATH = re.compile(r"^/key/(?P<key>[A-Za-z0-9_-]{8,128})/(?P<rest>.*)$")
 SERVED = ("opds/", "api/v1/mangas/")
@@ -37,10 +40,12 @@ class ApiKeyPathMiddleware:
             return _plain(404, "A key in the URL opens the OPDS catalog only: /key/<your key>/opds/")
         if request.method not in ("GET", "HEAD"):
             return _plain(405, "A key in the URL only reads.")
-        user = api_keys.user_for_key(match["key"])
-        if user is None:
+        try:
+            request.user = credentials.verify_api_key(request, match["key"], scheme="key-path")
+        except policy.LockedOut as exc:
+            return locked_out(exc)
+        except policy.InvalidCredentials:
             return _plain(401, "Unknown or revoked API key: make a new one on your account page.")
-        request.user = user
         request.path_info = "/" + match["rest"]
         outer = get_script_prefix()
         set_script_prefix(f"{outer}key/{match['key']}/")

@@ -1,12 +1,11 @@
-"""Read progress: how far each user got in each chapter."""
+"""Read progress: how far each user got in each chapter; KOReader's names of the CBZs we served."""
 
 from django.conf import settings
 from django.db import models
 
 from catalog.models import Chapter
-from reader.api_keys import ApiKey
 
-__all__ = ["ApiKey", "DocumentDigest", "ReadProgress"]
+__all__ = ["DocumentDigest", "ReadProgress"]
 
 
 class ReadProgress(models.Model):

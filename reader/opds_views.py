@@ -20,7 +20,7 @@ from django.utils import timezone
 from catalog.models import Chapter, Manga, Page, Tag
 from reader import atom, library
 from reader.atom import Entry, Feed, Link
-from reader.auth import reader_required
+from reader.auth import challenge, reader_required
 from reader.http import BadParameter, bad_request, get_or_head, page_param
 from reader.images import parse_width, pse_type
 from reader.naming import chapter_title
@@ -194,6 +194,8 @@ def all_mangas(request: HttpRequest) -> HttpResponse:
 
 @opds_view
 def bookmarks(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:  # an anonymous reader (LIBRARY_PUBLIC_READ) has none: ask who it is
+        return challenge()
     return _manga_list_feed(
         request,
         feed_id="urn:mangalord:opds:bookmarks",
@@ -340,7 +342,7 @@ def page_stream(request: HttpRequest, chapter_id: str, number: int) -> HttpRespo
     if not found:
         raise Http404("No such page in this chapter.")
     page = found[0]
-    if request.method == "GET":
+    if request.method == "GET" and request.user.is_authenticated:
         record_page_read(user=request.user, chapter=chapter, page_number=number + 1, page_count=pages.count())
     return page_response(page, max_width, as_type=stream_type(chapter))
 

@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from accounts.views import library_page
 from catalog.bookmarks import create_bookmark
 from catalog.models import Bookmark, Chapter, Manga, Page, Tag
 from catalog.search import title_search
@@ -36,7 +37,7 @@ def _page_or_400(request: HttpRequest) -> int | HttpResponse:
 
 
 @get_or_head
-@login_required(login_url=LOGIN)
+@library_page(login_url=LOGIN)
 def library(request: HttpRequest) -> HttpResponse:
     page_number = _page_or_400(request)
     if isinstance(page_number, HttpResponse):
@@ -59,7 +60,7 @@ def library(request: HttpRequest) -> HttpResponse:
 
 
 @get_or_head
-@login_required(login_url=LOGIN)
+@library_page(login_url=LOGIN)
 def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
     manga = get_object_or_404(Manga.objects.prefetch_related("tags"), pk=manga_id)
     chapters = list(
@@ -77,11 +78,14 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
         }
         for c in chapters
     ]
-    resume = continue_chapter(request.user, manga)
+    # An anonymous reader (LIBRARY_PUBLIC_READ) has no progress and no bookmarks.
+    signed_in = request.user.is_authenticated
+    resume = continue_chapter(request.user, manga) if signed_in else None
     context = {
         "manga": manga,
         "rows": rows,
-        "bookmarked": Bookmark.objects.filter(user=request.user, manga=manga, chapter__isnull=True).exists(),
+        "bookmarked": signed_in
+        and Bookmark.objects.filter(user=request.user, manga=manga, chapter__isnull=True).exists(),
         "resume": {"chapter": resume[0], "page": resume[1], "label": chapter_label(resume[0].number)}
         if resume
         else None,
@@ -102,7 +106,7 @@ def bookmark_toggle(request: HttpRequest, manga_id: str) -> HttpResponse:
 
 
 @get_or_head
-@login_required(login_url=LOGIN)
+@library_page(login_url=LOGIN)
 def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
     chapter = get_object_or_404(
         Chapter.objects.select_related("manga", "source"), pk=chapter_id, dropped_at__isnull=True
@@ -120,7 +124,9 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
         "lastPage": progress.last_page if progress else 0,
         "completed": bool(progress and progress.completed),
         "direction": reading_direction(chapter.source),
-        "progressUrl": reverse("reader-api:progress-detail", args=[chapter.id]),
+        "progressUrl": reverse("reader-api:progress-detail", args=[chapter.id])
+        if request.user.is_authenticated
+        else "",
         "previousUrl": reverse("reader:chapter", args=[before[-1].id]) if before else "",
         "nextUrl": reverse("reader:chapter", args=[after[0].id]) if after else "",
         "mangaUrl": reverse("reader:manga", args=[chapter.manga_id]),
@@ -139,7 +145,7 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
 
 
 @get_or_head
-@login_required(login_url=LOGIN)
+@library_page(login_url=LOGIN)
 def scaled_page(request: HttpRequest, page_id: str) -> HttpResponse:
     """A page at most `?w=` wide (the reader asks for its screen width), through the same downscaling as PSE."""
     page = get_object_or_404(Page.objects.only("id", "image", "content_type", "width", "sha256"), pk=page_id)

@@ -3,7 +3,8 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from catalog.api.views import BookmarkViewSet, ChapterViewSet, MangaViewSet, PageImageView, TokenView
+from accounts.api import TokenView
+from catalog.api.views import BookmarkViewSet, ChapterViewSet, MangaViewSet, PageImageView
 
 app_name = "catalog-api"
 

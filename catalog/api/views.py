@@ -1,11 +1,11 @@
 """Library API: mangas, chapters, page images and the signed-in user's bookmarks.
 
-Access: reading the library (mangas, chapters, page images) is public — a
-self-hosted server's operator decides who reaches it at the network edge, and
-readers should not need an account to browse. Writing (bookmarks) needs an
-authenticated user, by session cookie or `Authorization: Token <key>` (get a
-key from `POST /api/v1/auth/token/`). Bookmarks are private: another user's
-bookmark answers 404, as if it did not exist.
+Access is the policy of `accounts.policy`: reading the library (mangas,
+chapters, covers, page images) needs an active user, by session cookie,
+`Authorization: Token <key>` (from `POST /api/v1/auth/token/`) or HTTP Basic,
+unless the operator opened reads to everyone (`LIBRARY_PUBLIC_READ`).
+Bookmarks always need a user and are private: another user's bookmark answers
+404, as if it did not exist.
 
 List endpoints run a fixed number of queries whatever the page size: tags
 are prefetched and chapter counts are a correlated subquery evaluated for
@@ -15,7 +15,6 @@ the page's rows only.
 from __future__ import annotations
 
 import mimetypes
-from typing import Any
 
 from django.db import IntegrityError
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
@@ -24,19 +23,16 @@ from django.http import FileResponse, Http404, HttpResponse, HttpResponseNotModi
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
-from rest_framework.authtoken.serializers import AuthTokenSerializer
-from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.decorators import action
 from rest_framework.generics import get_object_or_404
 from rest_framework.parsers import JSONParser
-from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.drf import API_AUTHENTICATION, CanReadLibrary
 from catalog.api import extensions
 from catalog.api import serializers as s
-from catalog.api.auth import API_AUTHENTICATION
 from catalog.api.pagination import Pagination, SearchPagination
 from catalog.bookmarks import create_bookmark
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
@@ -50,7 +46,7 @@ IMAGE_CACHE_CONTROL = "public, max-age=86400"
 
 class LibraryAccess:
     authentication_classes = API_AUTHENTICATION
-    permission_classes = (IsAuthenticatedOrReadOnly,)
+    permission_classes = (CanReadLibrary,)
     parser_classes = (JSONParser,)
 
 
@@ -204,23 +200,3 @@ class BookmarkViewSet(viewsets.ModelViewSet):
             serializer.save()
         except IntegrityError as exc:
             raise serializers.ValidationError("You already have this bookmark.") from exc
-
-
-class TokenResponseSerializer(serializers.Serializer):
-    token = serializers.CharField()
-
-
-class TokenView(ObtainAuthToken):
-    """Exchange a username and password for an API token (`Authorization: Token <key>`)."""
-
-    parser_classes = (JSONParser,)
-
-    @extend_schema(
-        operation_id="auth_token",
-        summary="Obtain an API token",
-        request=AuthTokenSerializer,
-        responses={200: TokenResponseSerializer},
-        auth=[],
-    )
-    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().post(request, *args, **kwargs)

@@ -29,12 +29,12 @@ def src(db):
 
 
 @pytest.mark.sqlite_ok
-def test_list_is_ordered_by_latest_chapter_with_never_updated_mangas_last(anon_client, src):
+def test_list_is_ordered_by_latest_chapter_with_never_updated_mangas_last(alice_client, src):
     now = timezone.now()
     never = f.manga("Never Updated")
     old = f.manga("Old", latest_chapter_at=now - timedelta(days=3))
     fresh = f.manga("Fresh", latest_chapter_at=now)
-    titles = [r["title"] for r in results(anon_client.get("/api/v1/mangas/"))]
+    titles = [r["title"] for r in results(alice_client.get("/api/v1/mangas/"))]
     assert titles == [fresh.title, old.title, never.title]
 
 
@@ -49,13 +49,13 @@ def test_first_page_is_an_index_scan_in_list_order(src):
 
 
 @pytest.mark.sqlite_ok
-def test_search_tag_and_status_filters_combine(anon_client, src):
+def test_search_tag_and_status_filters_combine(alice_client, src):
     f.manga("Berserk", tags=("dark", "seinen"), status=Manga.Status.ONGOING)
     f.manga("Berserk Prototype", tags=("seinen",), status=Manga.Status.COMPLETED)
     f.manga("Yotsuba", tags=("comedy",), status=Manga.Status.ONGOING)
 
     def titles(**params: str) -> list[str]:
-        return sorted(r["title"] for r in results(anon_client.get("/api/v1/mangas/", params)))
+        return sorted(r["title"] for r in results(alice_client.get("/api/v1/mangas/", params)))
 
     assert titles(q="berSERK") == ["Berserk", "Berserk Prototype"]
     assert titles(tag="seinen") == ["Berserk", "Berserk Prototype"]
@@ -68,29 +68,29 @@ def test_search_tag_and_status_filters_combine(anon_client, src):
 @pytest.mark.parametrize(
     "params", [{"status": "zombie"}, {"q": "x" * 201}, {"page_size": "x"}, {"page_size": "1000"}, {"page": "99"}]
 )
-def test_bad_list_parameters_are_4xx(anon_client, src, params):
+def test_bad_list_parameters_are_4xx(alice_client, src, params):
     f.manga("Only One")
-    response = anon_client.get("/api/v1/mangas/", params)
+    response = alice_client.get("/api/v1/mangas/", params)
     assert 400 <= response.status_code < 500
     assert response.json()
 
 
 @pytest.mark.sqlite_ok
-def test_list_rows_carry_tags_chapter_count_and_cover_link(anon_client, src, media_storage):
+def test_list_rows_carry_tags_chapter_count_and_cover_link(alice_client, src, media_storage):
     m = f.manga("Berserk", tags=("dark",))
     f.chapter(m, 1, src=src)
     f.chapter(m, 2, src=src, dropped_at=timezone.now())  # no longer listed: not counted
     m.cover.save("c.png", ContentFile(f.PNG_1PX))
-    [row] = results(anon_client.get("/api/v1/mangas/"))
+    [row] = results(alice_client.get("/api/v1/mangas/"))
     assert row["tags"] == ["dark"]
     assert row["chapter_count"] == 1
     assert row["cover"] == f"http://testserver/api/v1/mangas/{m.id}/cover/"
-    cover = anon_client.get(row["cover"])
+    cover = alice_client.get(row["cover"])
     assert cover.status_code == 200 and cover["Content-Type"] == "image/png"
     assert b"".join(cover.streaming_content) == f.PNG_1PX
 
 
-def test_list_runs_a_constant_number_of_queries_whatever_the_page_size(anon_client, src, django_assert_num_queries):
+def test_list_runs_a_constant_number_of_queries_whatever_the_page_size(alice_client, src, django_assert_num_queries):
     for n in range(60):
         m = f.manga(f"Manga {n}", tags=(f"tag{n % 7}", "common"), latest_chapter_at=timezone.now())
         f.chapter(m, 1, src=src)
@@ -98,18 +98,18 @@ def test_list_runs_a_constant_number_of_queries_whatever_the_page_size(anon_clie
     for page_size in (1, 10, 50):
         # count, page rows (chapter counts as a subquery), tags prefetch
         with django_assert_num_queries(3):
-            rows = results(anon_client.get("/api/v1/mangas/", {"page_size": page_size, "tag": "common"}))
+            rows = results(alice_client.get("/api/v1/mangas/", {"page_size": page_size, "tag": "common"}))
         assert len(rows) == page_size
         assert all(r["chapter_count"] == 2 and len(r["tags"]) == 2 for r in rows)
 
 
 @pytest.mark.sqlite_ok
-def test_detail_lists_chapters_ascending_and_flags_dropped_ones(anon_client, src):
+def test_detail_lists_chapters_ascending_and_flags_dropped_ones(alice_client, src):
     m = f.manga("Berserk")
     f.chapter(m, "10.5", src=src)
     f.chapter(m, 2, src=src, dropped_at=timezone.now())
     f.chapter(m, 1, src=src)
-    body = anon_client.get(f"/api/v1/mangas/{m.id}/").json()
+    body = alice_client.get(f"/api/v1/mangas/{m.id}/").json()
     assert [(c["number"], c["dropped"]) for c in body["chapters"]] == [
         ("1.00", False),
         ("2.00", True),
@@ -131,13 +131,13 @@ def test_detail_lists_chapters_ascending_and_flags_dropped_ones(anon_client, src
         "mangas/{uuid}/cover/",
     ],
 )
-def test_unknown_or_malformed_ids_are_404(anon_client, src, path):
-    response = anon_client.get("/api/v1/" + path.format(uuid=uuid.uuid4()))
+def test_unknown_or_malformed_ids_are_404(alice_client, src, path):
+    response = alice_client.get("/api/v1/" + path.format(uuid=uuid.uuid4()))
     assert response.status_code == 404
 
 
 def test_chapter_lists_pages_in_order_with_their_analysis_in_constant_queries(
-    anon_client, src, django_assert_num_queries
+    alice_client, src, django_assert_num_queries
 ):
     m = f.manga("Berserk")
     ch = f.chapter(m, 1, src=src)
@@ -145,7 +145,7 @@ def test_chapter_lists_pages_in_order_with_their_analysis_in_constant_queries(
     PageAnalysis.objects.create(page=pages[1], state="done", ocr_text="HELLO", tags=["sword"])
     # chapter+manga, pages+analysis, the analysis summary's two aggregates (its page count uses the prefetch)
     with django_assert_num_queries(4):
-        body = anon_client.get(f"/api/v1/chapters/{ch.id}/").json()
+        body = alice_client.get(f"/api/v1/chapters/{ch.id}/").json()
     assert body["manga"] == {"id": str(m.id), "title": "Berserk"}
     assert [p["index"] for p in body["pages"]] == [0, 1, 2, 3, 4, 5]
     first = body["pages"][0]
@@ -156,12 +156,12 @@ def test_chapter_lists_pages_in_order_with_their_analysis_in_constant_queries(
 
 
 @pytest.mark.sqlite_ok
-def test_page_image_is_streamed_from_storage_in_chunks_with_its_content_type(anon_client, src, media_storage):
+def test_page_image_is_streamed_from_storage_in_chunks_with_its_content_type(alice_client, src, media_storage):
     big = f.png_bytes(1200, 900) + b"\0" * (3 * FileResponse.block_size)  # several chunks' worth
     pg = f.page(f.chapter(f.manga(), 1, src=src), data=big)
     if media_storage:  # S3: the object is in the bucket under the key prefix, nothing on local disk
         assert media_storage.keys() == [f"media/{pg.image.name}"]
-    response = anon_client.get(f"/api/v1/pages/{pg.id}/image/")
+    response = alice_client.get(f"/api/v1/pages/{pg.id}/image/")
     assert response.status_code == 200
     assert isinstance(response, FileResponse) and response.streaming
     assert response["Content-Type"] == "image/png"
@@ -173,30 +173,35 @@ def test_page_image_is_streamed_from_storage_in_chunks_with_its_content_type(ano
 
 
 @pytest.mark.sqlite_ok
-def test_page_image_revalidates_with_etag(anon_client, src, media_storage):
+def test_page_image_revalidates_with_etag(alice_client, src, media_storage):
     pg = f.page(f.chapter(f.manga(), 1, src=src))
-    response = anon_client.get(f"/api/v1/pages/{pg.id}/image/", HTTP_IF_NONE_MATCH=f'"{pg.sha256}"')
+    response = alice_client.get(f"/api/v1/pages/{pg.id}/image/", HTTP_IF_NONE_MATCH=f'"{pg.sha256}"')
     assert response.status_code == 304
 
 
 @pytest.mark.sqlite_ok
-def test_page_whose_file_is_missing_is_404(anon_client, src, media_storage):
+def test_page_whose_file_is_missing_is_404(alice_client, src, media_storage):
     pg = f.page(f.chapter(f.manga(), 1, src=src))
     default_storage.delete(pg.image.name)
-    assert anon_client.get(f"/api/v1/pages/{pg.id}/image/").status_code == 404
+    assert alice_client.get(f"/api/v1/pages/{pg.id}/image/").status_code == 404
 
 
 @pytest.mark.sqlite_ok
-def test_page_with_a_non_image_content_type_is_not_served_as_html(anon_client, src):
+def test_page_with_a_non_image_content_type_is_not_served_as_html(alice_client, src):
     pg = f.page(f.chapter(f.manga(), 1, src=src), content_type="text/html")
-    response = anon_client.get(f"/api/v1/pages/{pg.id}/image/")
+    response = alice_client.get(f"/api/v1/pages/{pg.id}/image/")
     assert response["Content-Type"] == "image/png"
 
 
 @pytest.mark.sqlite_ok
-def test_library_reads_are_public_and_writes_are_not(anon_client, src):
-    m = f.manga("Public")
-    assert anon_client.get(f"/api/v1/mangas/{m.id}/").status_code == 200
-    assert anon_client.delete(f"/api/v1/mangas/{m.id}/").status_code in (401, 405)
-    assert anon_client.post("/api/v1/mangas/", {"title": "x"}).status_code in (401, 405)
+def test_library_reads_need_an_account_and_writes_are_refused(anon_client, alice_client, src):
+    """Anonymous reads of mangas, chapters, covers and page images are 401 (the library is not public)."""
+    m = f.manga("Private")
+    for path in (f"mangas/{m.id}/", "mangas/", f"mangas/{m.id}/cover/"):
+        response = anon_client.get("/api/v1/" + path)
+        assert response.status_code == 401
+        assert response.headers["WWW-Authenticate"] == "Token"
+    assert alice_client.get(f"/api/v1/mangas/{m.id}/").status_code == 200
+    assert alice_client.delete(f"/api/v1/mangas/{m.id}/").status_code in (403, 405)
+    assert alice_client.post("/api/v1/mangas/", {"title": "x"}, format="json").status_code in (403, 405)
     assert Manga.objects.count() == 1

@@ -71,8 +71,8 @@ def test_postgres_search_is_answered_from_the_trigram_indexes(library, q):
 
 
 @pytest.mark.sqlite_ok
-def test_search_through_the_api_ranks_and_counts(anon_client, library):
-    response = anon_client.get("/api/v1/mangas/", {"q": "dragon quest"})
+def test_search_through_the_api_ranks_and_counts(alice_client, library):
+    response = alice_client.get("/api/v1/mangas/", {"q": "dragon quest"})
     assert response.status_code == 200
     body = response.json()
     assert body["results"][0]["title"] == "Dragon Quest Gaiden"

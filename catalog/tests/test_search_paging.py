@@ -80,32 +80,34 @@ def test_reordering_a_search_gives_up_the_cut(dragons):
 
 @pytest.mark.sqlite_ok
 @pytest.mark.parametrize("cap", [7, 0])
-def test_past_the_count_cap_the_count_is_a_lower_bound_and_every_page_is_reachable(anon_client, dragons, settings, cap):
+def test_past_the_count_cap_the_count_is_a_lower_bound_and_every_page_is_reachable(
+    alice_client, dragons, settings, cap
+):
     settings.CATALOG_SEARCH_COUNT_CAP = cap
     full = [m.title for m in manga_list(q="dragon")]
     assert len(full) == 24 + (12 if connection.vendor == "postgresql" else 0)
     seen, url, pages = [], "/api/v1/mangas/?q=dragon&page_size=5", 0
     while url:
-        body = anon_client.get(url).json()
+        body = alice_client.get(url).json()
         assert (body["count"], body["count_exact"]) == ((7, False) if cap else (len(full), True))
         seen += [m["title"] for m in body["results"]]
         url, pages = body["next"], pages + 1
     assert seen == full and pages == -(-len(full) // 5)
-    beyond = anon_client.get("/api/v1/mangas/", {"q": "dragon", "page_size": 5, "page": pages + 1})
+    beyond = alice_client.get("/api/v1/mangas/", {"q": "dragon", "page_size": 5, "page": pages + 1})
     assert beyond.status_code == 404
     for bad in ("0", "-1", "two"):
-        assert anon_client.get("/api/v1/mangas/", {"q": "dragon", "page": bad}).status_code == 404
+        assert alice_client.get("/api/v1/mangas/", {"q": "dragon", "page": bad}).status_code == 404
 
 
 @pytest.mark.sqlite_ok
-def test_a_count_within_the_cap_and_an_unsearched_list_are_exact(anon_client, dragons, settings):
+def test_a_count_within_the_cap_and_an_unsearched_list_are_exact(alice_client, dragons, settings):
     settings.CATALOG_SEARCH_COUNT_CAP = 7
-    body = anon_client.get("/api/v1/mangas/", {"q": "moon"}).json()
+    body = alice_client.get("/api/v1/mangas/", {"q": "moon"}).json()
     assert (body["count"], body["count_exact"], len(body["results"])) == (1, True, 1)
-    body = anon_client.get("/api/v1/mangas/", {"page_size": 5}).json()
+    body = alice_client.get("/api/v1/mangas/", {"page_size": 5}).json()
     assert (body["count"], body["count_exact"]) == (37, True)
     settings.CATALOG_SEARCH_COUNT_CAP = 24 + (12 if connection.vendor == "postgresql" else 0)
-    body = anon_client.get("/api/v1/mangas/", {"q": "dragon"}).json()
+    body = alice_client.get("/api/v1/mangas/", {"q": "dragon"}).json()
     assert (body["count"], body["count_exact"]) == (settings.CATALOG_SEARCH_COUNT_CAP, True)
 
 

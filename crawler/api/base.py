@@ -1,22 +1,28 @@
-"""Base classes of the admin crawler API: staff only, token or session authentication."""
+"""Base classes of the admin crawler API: staff read, operators control; token or session authentication."""
 
 from rest_framework.parsers import JSONParser
 from rest_framework.views import APIView
 
-from crawler.api.permissions import API_AUTHENTICATION, IsStaffOperator
+from crawler.api.permissions import API_AUTHENTICATION, CanOperateCrawler, IsCrawlerStaff
 
 
 class StaffOnly:
-    """Mixin for any DRF view under `/api/v1/admin/`.
+    """Mixin for any DRF view under `/api/v1/admin/` that reads.
 
     JSON bodies only: a cross-site page can send a form without a CORS
     preflight, but not `application/json`, which keeps one more door shut.
     """
 
     authentication_classes = API_AUTHENTICATION
-    permission_classes = (IsStaffOperator,)
+    permission_classes: tuple[type, ...] = (IsCrawlerStaff,)
     parser_classes = (JSONParser,)
 
 
 class AdminAPIView(StaffOnly, APIView):
     pass
+
+
+class ControlAPIView(AdminAPIView):
+    """A crawler control: the operator permission on top of staff authentication."""
+
+    permission_classes = (CanOperateCrawler,)

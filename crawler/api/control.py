@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from crawler import control
 from crawler.api import serializers as s
-from crawler.api.base import AdminAPIView
+from crawler.api.base import ControlAPIView
 from crawler.queue import ConfirmationRequired
 
 ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 409: s.ErrorSerializer}
@@ -37,7 +37,7 @@ def control_error(exc: control.ControlError) -> Response:
     return Response({"detail": str(exc)}, status=code)
 
 
-class _PassView(AdminAPIView):
+class _PassView(ControlAPIView):
     """Enqueue a pass for the named source or every enabled one; 409 when all are already in flight."""
 
     action_name = ""
@@ -77,7 +77,7 @@ class ReconcileView(_PassView):
     request_pass = staticmethod(control.request_reconcile)
 
 
-class RestartBrowserView(AdminAPIView):
+class RestartBrowserView(ControlAPIView):
     @extend_schema(
         operation_id="crawler_restart_browser",
         summary="Request a coordinated browser restart in every crawl worker",
@@ -91,7 +91,7 @@ class RestartBrowserView(AdminAPIView):
 
 # The session value must never reach an error report or a log line.
 @method_decorator(sensitive_post_parameters("phpsessid"), name="dispatch")
-class SessionView(AdminAPIView):
+class SessionView(ControlAPIView):
     @extend_schema(
         operation_id="crawler_session",
         summary="Refresh a source's PHPSESSID (stored server-side, never echoed)",
@@ -109,7 +109,7 @@ class SessionView(AdminAPIView):
         return Response({"source": refreshed.source_id, "stored": True})
 
 
-class RequeueView(AdminAPIView):
+class RequeueView(ControlAPIView):
     @extend_schema(
         operation_id="crawler_requeue",
         summary="Requeue dead jobs (scope all|manga|chapter|job; all needs confirm)",

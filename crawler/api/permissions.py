@@ -1,7 +1,8 @@
-"""Who may call the admin crawler API: authenticated, active staff only.
+"""Who may call the admin crawler API: staff watch, operators act (`crawler.control.operators`).
 
-Authentication is the library API's (`catalog.api.auth.API_AUTHENTICATION`):
-token first so anonymous calls get 401, then the session with its CSRF check.
+Authentication is the access policy's (`accounts.drf.API_AUTHENTICATION`):
+header credentials first so anonymous calls get 401, then the session with
+its CSRF check.
 """
 
 from __future__ import annotations
@@ -10,16 +11,25 @@ from typing import Any
 
 from rest_framework.permissions import BasePermission
 
-from catalog.api.auth import API_AUTHENTICATION
+from accounts.drf import API_AUTHENTICATION
+from crawler.control.operators import OPERATE_CRAWLER, can_operate, can_watch
 
-__all__ = ["API_AUTHENTICATION", "IsStaffOperator"]
+__all__ = ["API_AUTHENTICATION", "CanOperateCrawler", "IsCrawlerStaff"]
 
 
-class IsStaffOperator(BasePermission):
-    """Allows active staff users. Anonymous gets 401 (via the authenticators), others 403."""
+class IsCrawlerStaff(BasePermission):
+    """Active staff (or operators). Anonymous gets 401 (via the authenticators), others 403."""
 
     message = "Crawler administration needs a staff account."
 
     def has_permission(self, request: Any, view: Any) -> bool:
-        user = request.user
-        return bool(user and user.is_authenticated and user.is_active and user.is_staff)
+        return can_watch(request.user)
+
+
+class CanOperateCrawler(BasePermission):
+    """Users holding `crawler.operate_crawler` (superusers, the Operators group)."""
+
+    message = f"Crawler control needs the {OPERATE_CRAWLER} permission (the Operators group)."
+
+    def has_permission(self, request: Any, view: Any) -> bool:
+        return can_operate(request.user)

@@ -856,14 +856,23 @@ class JobListener:
         self._conn: Any = None
 
     def __enter__(self) -> JobListener:
-        if can_listen():
-            self._conn = listen_connection(NOTIFY_CHANNEL)
+        self.open()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Start LISTENing (again, after `close`) when this process can; else `wait` polls."""
+        if can_listen() and self._conn is None:
+            self._conn = listen_connection(NOTIFY_CHANNEL)
+
+    def close(self) -> None:
         if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+            try:
+                self._conn.close()
+            finally:
+                self._conn = None
 
     def wait(self, timeout: float) -> bool:
         """Block until a matching job is announced, `timeout` passes or stop is set; True if announced."""

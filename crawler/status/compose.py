@@ -95,6 +95,17 @@ def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, i
         # Sources told to come back later (429/503 Retry-After): no worker requests them until `until`.
         "cooling_down": limiter.cooling_status(now),
         "last_pass": runtime.latest_pass_summary(),
+        # Workers that lost their database connection and are retrying (crawler.workers.outage); a worker
+        # whose outage outlasts its heartbeat shows it here as its last word, marked gone.
+        "database_unavailable": [
+            {
+                "worker": f"{w['host']}:{w['pid']}",
+                "since": w["flags"]["database_unavailable_since"],
+                "state": w["state"],
+            }
+            for w in workers
+            if w["flags"].get("database_unavailable_since")
+        ],
     }
 
 

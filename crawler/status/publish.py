@@ -8,6 +8,11 @@ milliseconds must not become a write every few milliseconds) into one write
 per `DEBOUNCE_SECS`, heartbeats the row every `HEARTBEAT_SECS` even when
 nothing changes, and signals dashboards after each write. A row whose
 heartbeat stops is shown as gone; a clean exit stamps `stopped_at`.
+
+Behind a pooler with `DATABASE_DIRECT_URL`, a write the pooler cannot take
+(it is down) goes around it to PostgreSQL: the row keeps its heartbeat and
+says since when the worker's database path is unavailable, instead of going
+silent.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from django.db import close_old_connections, connection
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections, connection, connections
 from django.utils import timezone
 
 from crawler.models import WorkerStatus
@@ -66,6 +72,7 @@ class StatusPublisher:
         extra_flags: Callable[[], dict[str, Any]] | None = None,
         debounce_secs: float = DEBOUNCE_SECS,
         heartbeat_secs: float = HEARTBEAT_SECS,
+        call: Callable[..., Any] | None = None,
     ) -> None:
         self.status = status
         self.role = role
@@ -74,6 +81,8 @@ class StatusPublisher:
         self.debounce_secs = debounce_secs
         self.heartbeat_secs = heartbeat_secs
         self.row_id: Any = None
+        # How the row's first write is made: the worker passes its outage-riding `call(step, fn)`.
+        self.call = call or (lambda _step, fn, *args, **kwargs: fn(*args, **kwargs))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -85,6 +94,11 @@ class StatusPublisher:
         self.stop()
 
     def start(self) -> None:
+        self.row_id = self.call("status", self._create_row)
+        self._thread = threading.Thread(target=self._run, name=f"status-{self.role}", daemon=True)
+        self._thread.start()
+
+    def _create_row(self) -> Any:
         now = timezone.now()
         WorkerStatus.objects.filter(heartbeat_at__lt=now - RETENTION).delete()
         row = WorkerStatus.objects.create(
@@ -95,10 +109,8 @@ class StatusPublisher:
             heartbeat_at=now,
             **row_fields(self.status.snapshot(), self._safe_extra_flags()),
         )
-        self.row_id = row.id
         notify_status_changed(self.role)
-        self._thread = threading.Thread(target=self._run, name=f"status-{self.role}", daemon=True)
-        self._thread.start()
+        return row.id
 
     def stop(self) -> None:
         """Final write: idle, nothing active, `stopped_at` stamped (a clean exit, not a vanished worker)."""
@@ -109,16 +121,28 @@ class StatusPublisher:
         if self.row_id is None:
             return
         now = timezone.now()
-        WorkerStatus.objects.filter(id=self.row_id).update(
-            phase=idle(), active_chapters=[], current_cover=None, heartbeat_at=now, stopped_at=now
-        )
-        notify_status_changed(self.role)
+        try:
+            self._write(phase=idle(), active_chapters=[], current_cover=None, heartbeat_at=now, stopped_at=now)
+        except DatabaseError as exc:  # an outage at exit: the row goes stale and shows as gone
+            logger.warning("status: the final write of the worker row failed: %s", exc)
+        finally:
+            connection.close()
 
     def publish(self) -> None:
         """Write the current snapshot and heartbeat now, then signal dashboards."""
-        WorkerStatus.objects.filter(id=self.row_id).update(
-            heartbeat_at=timezone.now(), **row_fields(self.status.snapshot(), self._safe_extra_flags())
-        )
+        self._write(heartbeat_at=timezone.now(), **row_fields(self.status.snapshot(), self._safe_extra_flags()))
+
+    def _write(self, **fields: Any) -> None:
+        """Update the row and signal dashboards; around a dead pooler when a direct database is configured."""
+        try:
+            WorkerStatus.objects.filter(id=self.row_id).update(**fields)
+        except DatabaseError:
+            if settings.DIRECT_DB not in settings.DATABASES:
+                raise
+            connection.close()
+            WorkerStatus.objects.using(settings.DIRECT_DB).filter(id=self.row_id).update(**fields)
+            connections[settings.DIRECT_DB].close()
+            return  # dashboards poll or hear the next signal: NOTIFY would go through the dead pooler
         notify_status_changed(self.role)
 
     def _safe_extra_flags(self) -> dict[str, Any]:
@@ -142,7 +166,7 @@ class StatusPublisher:
                 close_old_connections()
                 try:
                     self.publish()
-                except Exception:  # the next heartbeat retries; a dashboard glitch must not kill the worker
-                    logger.warning("status: publishing the worker row failed", exc_info=True)
+                except Exception as exc:  # the next heartbeat retries; a dashboard glitch must not kill the worker
+                    logger.warning("status: publishing the worker row failed: %s", exc)
         finally:
             connection.close()

@@ -34,15 +34,18 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import DatabaseError, connection, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from rest_framework.authentication import TokenAuthentication
-from rest_framework.exceptions import AuthenticationFailed
+from django.utils import timezone
 
+from accounts import credentials
+from accounts.lockout import LockedOut
+from crawler.control.operators import can_watch
 from crawler.signals import STATUS_CHANNEL, STATUS_GROUP, can_listen, listen_connection
 
 logger = logging.getLogger(__name__)
@@ -162,6 +165,7 @@ class StatusBroadcaster:
         """`listen` picks the change source: "postgres", "channels", "poll" (default: by database and
         REDIS_URL), or "manual" (only `poke()`, for tests)."""
         self._compose = compose
+        self._unavailable_since: datetime | None = None
         self.debounce = debounce
         self.refresh = refresh
         self.auth_interval = auth_interval if auth_interval is not None else settings.CRAWLER_STREAM_KEEPALIVE_SECS
@@ -307,7 +311,11 @@ class StatusBroadcaster:
         run.stats.composes += 1
         status = self._counted(run, compose)
         if status is None:
-            return
+            # The database is unreachable from here: say so (and since when) instead of going quiet.
+            self._unavailable_since = self._unavailable_since or timezone.now()
+            status = {"database_unavailable_since": self._unavailable_since.isoformat()}
+        else:
+            self._unavailable_since = None
         data = json.dumps(status, default=str, separators=(",", ":"))
         # The compose time alone moving is not news.
         fingerprint = json.dumps({k: v for k, v in status.items() if k != "generated_at"}, default=str)
@@ -474,11 +482,15 @@ async def status_stream(request: HttpRequest, broadcaster: StatusBroadcaster | N
     """`GET /api/v1/admin/crawler/stream/`: the composed crawler status as Server-Sent Events (staff only)."""
     try:
         user = await _authenticate(request)
-    except AuthenticationFailed as exc:
-        return _no_store(JsonResponse({"detail": str(exc.detail)}, status=401))
+    except credentials.InvalidCredentials as exc:
+        return _no_store(JsonResponse({"detail": str(exc)}, status=401))
+    except LockedOut as exc:
+        response = JsonResponse({"detail": str(exc)}, status=429)
+        response["Retry-After"] = str(exc.retry_after_secs)
+        return _no_store(response)
     if not user.is_authenticated:
         return _no_store(JsonResponse({"detail": "Authentication credentials were not provided."}, status=401))
-    if not (user.is_staff and user.is_active):
+    if not await sync_to_async(can_watch)(user):
         return _no_store(JsonResponse({"detail": "Staff only."}, status=403))
     if request.method != "GET":
         return _no_store(JsonResponse({"detail": f'Method "{request.method}" not allowed.'}, status=405))
@@ -496,11 +508,11 @@ async def status_stream(request: HttpRequest, broadcaster: StatusBroadcaster | N
 
 
 async def _authenticate(request: HttpRequest) -> Any:
-    """The session user, or the API token's user for scripts (as on every admin endpoint)."""
+    """The header credentials' user for scripts (as on every admin endpoint), else the session user."""
     if request.META.get("HTTP_AUTHORIZATION"):
-        found = await sync_to_async(TokenAuthentication().authenticate)(request)
+        found = await sync_to_async(credentials.header_user)(request)
         if found is not None:
-            return found[0]
+            return found
     return await request.auser()
 
 

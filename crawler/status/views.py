@@ -15,6 +15,8 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from crawler.control.operators import can_operate
+
 API_ROUTES = (
     "status",
     "crawler-status-stream",
@@ -42,5 +44,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "title": "Crawler",
         "api_urls": api_urls(),
         "login_url": f"{reverse('admin:login')}?next={request.path}",
+        # Read-only staff see the same live page without the controls (the API refuses them anyway).
+        "can_operate": can_operate(request.user),
     }
     return render(request, "crawler/dashboard.html", context)

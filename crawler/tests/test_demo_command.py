@@ -87,7 +87,7 @@ def test_demo_crawls_a_fresh_library_then_reruns_unchanged(demo_env, manage_cmd)
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the API check reads the demo's rows from this database")
 def test_demo_on_s3_stores_every_cover_and_page_in_the_bucket_and_the_api_serves_them(
-    demo_env, manage_cmd, s3_storage, anon_client, settings
+    demo_env, manage_cmd, s3_storage, alice_client, anon_client, settings
 ):
     out = run_demo({**demo_env, **s3_storage.env()}, manage_cmd)
 
@@ -103,11 +103,11 @@ def test_demo_on_s3_stores_every_cover_and_page_in_the_bucket_and_the_api_serves
     print(f"\ns3 demo figures: mangas={mangas} covers={covers} chapters={chapters} pages={pages} objects={len(keys)}")
 
     for page in Page.objects.all():
-        response = anon_client.get(f"/api/v1/pages/{page.id}/image/")
+        response = alice_client.get(f"/api/v1/pages/{page.id}/image/")
         assert response.status_code == 200
         body = b"".join(response.streaming_content)
         assert int(response["Content-Length"]) == len(body)
         assert hashlib.sha256(body).hexdigest() == page.sha256
     for manga in Manga.objects.all():
-        cover = anon_client.get(f"/api/v1/mangas/{manga.id}/cover/")
+        cover = alice_client.get(f"/api/v1/mangas/{manga.id}/cover/")
         assert cover.status_code == 200 and cover["Content-Type"].startswith("image/")

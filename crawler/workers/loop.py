@@ -28,6 +28,13 @@ statement (`renew_many`), and finishes each one by its lease generation:
 Outage-shaped failures feed a circuit breaker (`crawler.workers.circuit`) that pauses
 leasing for a cool-down instead of burning every queued job's attempts.
 
+A lost database connection in any step (lease, ack, renew, release, control
+reads, LISTEN, the status row) is an outage of our own, not the job's: the
+step is retried with capped backoff until the database is back
+(`crawler.workers.outage`), the process stays up, acks wait in memory, and
+the first step after the outage renews every held lease before leasing more.
+A job whose handler lost the connection is released (no attempt burnt).
+
 Operator controls (pause flags, browser restarts) and periodic duties are
 queries, read at most once a second or at once when marked stale
 (`crawler.workers.cadence`), not on every step; the breaker is in memory.
@@ -67,6 +74,8 @@ from crawler.workers import circuit
 from crawler.workers.acks import AckBatch
 from crawler.workers.ahead import LeaseBuffer, lease_ahead_for, leases_wanted, typical_after
 from crawler.workers.cadence import Cadence
+from crawler.workers.outage import FLAG as OUTAGE_FLAG
+from crawler.workers.outage import DatabaseOutage, DatabaseUnavailable, is_connection_lost
 from crawler.workers.outcomes import Disposition, disposition
 from crawler.workers.pool import ConnectionKeeper, JobPool
 
@@ -167,7 +176,12 @@ class Worker:
         self.buffered = LeaseBuffer()
         # Moving average of handler run times: lease-ahead is on only while it is short.
         self.typical_job_secs: float | None = None
-        self.pool = JobPool(config.concurrency, conn_max_age_secs=config.conn_max_age_secs, name=f"job-{config.role}")
+        self.pool = JobPool(
+            config.concurrency,
+            conn_max_age_secs=config.conn_max_age_secs,
+            name=f"job-{config.role}",
+            outages=lambda: self.outage.outages,
+        )
         self.control = Cadence()
         self._connection = ConnectionKeeper(config.conn_max_age_secs)
         self._browser_lock = threading.Lock()
@@ -177,16 +191,19 @@ class Worker:
         self._published_circuit: str | None = None
         self._heartbeat: threading.Thread | None = None
         self._heartbeat_stop = threading.Event()
+        # Retries database steps across a lost connection; its flag says since when on the status row.
+        self.outage = DatabaseOutage(self.stop_event, report=lambda since: self.status.set_flag(OUTAGE_FLAG, since))
+        self._outages_renewed = 0
         self.booted = False
 
     # --- lifecycle ------------------------------------------------------------------------
 
     def boot(self) -> int:
         """Reclaim leases orphaned by crashed workers, then start heartbeating. Returns how many were reclaimed."""
-        reclaimed = queue.reclaim_orphaned()
+        reclaimed = self.outage.call("reclaim", queue.reclaim_orphaned)
         if reclaimed:
             logger.info("worker boot: reclaimed %d orphaned job(s) role=%s", reclaimed, self.config.role)
-        self._restart_generation = runtime.browser_restart_generation()
+        self._restart_generation = self.outage.call("control", runtime.browser_restart_generation)
         control_changed.connect(self._on_control_changed, dispatch_uid=f"worker-{id(self)}", weak=False)
         self._heartbeat_stop.clear()
         self._heartbeat = threading.Thread(target=self._heartbeat_loop, name="lease-heartbeat", daemon=True)
@@ -207,9 +224,11 @@ class Worker:
 
         Jobs that finished before the stop are acked first (the pending batch
         goes out before anything is released), so shutdown never re-runs them.
+        During a database outage each write is tried once: what cannot be
+        written is left to the lease rules (it expires and is reclaimed).
         """
         self.request_stop()
-        self.collect_finished()
+        self._given_up(self.collect_finished, "acks of finished jobs")
         with self._start_lock:  # no job thread starts another after this
             running = list(self.in_flight.values())
         for job in running:
@@ -218,9 +237,9 @@ class Worker:
                     continue
                 job.settled = True
             job.cancel.set()
-            queue.release(job.lease)
-            logger.info("shutdown: released job=%s kind=%s (attempt refunded)", job.lease.id, job.lease.kind)
-        self.give_back_buffered(lambda _lease: True, "shutdown")
+            if self._given_up(lambda job=job: self.outage.call("release", queue.release, job.lease), "a release"):
+                logger.info("shutdown: released job=%s kind=%s (attempt refunded)", job.lease.id, job.lease.kind)
+        self._given_up(lambda: self.give_back_buffered(lambda _lease: True, "shutdown"), "buffered leases")
         for thread in self.pool.stop(timeout=grace_secs):
             logger.warning("shutdown: %s did not stop within %.0f s; leaving it", thread.name, grace_secs)
         self.in_flight = {k: j for k, j in self.in_flight.items() if not j.finished}
@@ -233,6 +252,15 @@ class Worker:
                 self.browser.close()
             except Exception:
                 logger.warning("shutdown: closing the browser failed", exc_info=True)
+
+    def _given_up(self, write: Callable[[], Any], what: str) -> bool:
+        """Run a shutdown write once; during an outage log what is left to the lease rules. True if written."""
+        try:
+            write()
+        except DatabaseUnavailable:
+            logger.warning("shutdown: database unavailable; %s left to the lease rules (reclaimed on expiry)", what)
+            return False
+        return True
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -252,9 +280,13 @@ class Worker:
         self._collect()
         self.enforce_deadlines()
         now = time.monotonic()
+        if self.outage.outages != self._outages_renewed and not self.outage.unavailable:
+            # Back from an outage: keep what is held before anything new is leased.
+            self._outages_renewed = self.outage.outages
+            self.heartbeat()
         if self.control.due(now):
             self.control.read(now)
-            self.refresh_control()
+            self.outage.call("control", self.refresh_control)
             self.run_periodic()
             if excluded := self.lease_exclusions():
                 self.give_back_buffered(lambda lease: _source_id(lease) in excluded, "source paused or cooling")
@@ -273,13 +305,19 @@ class Worker:
         # The pending acks ride on the lease statement: one commit settles
         # the finished jobs and claims their successors.
         done = self.acks.take()
-        _, leases = queue.ack_done_many_and_lease(
-            done,
-            self.config.kinds,
-            wanted,
-            timedelta(seconds=self.config.lease_secs),
-            exclude_sources=self.lease_exclusions(),
-        )
+        try:
+            _, leases = self.outage.call(
+                "lease",
+                queue.ack_done_many_and_lease,
+                done,
+                self.config.kinds,
+                wanted,
+                timedelta(seconds=self.config.lease_secs),
+                exclude_sources=self.lease_exclusions(),
+            )
+        except DatabaseUnavailable:
+            self._unsent(done)
+            raise
         self._acked(done)
         self.buffered.extend(leases)
         started += self.fill_slots()
@@ -316,7 +354,7 @@ class Worker:
         return len(leases)
 
     def _give_back(self, lease: Lease, reason: str) -> None:
-        queue.release(lease)
+        self.outage.call("release", queue.release, lease)
         logger.info("buffered lease released job=%s kind=%s (%s; attempt refunded)", lease.id, lease.kind, reason)
 
     def lease_exclusions(self) -> set[str]:
@@ -348,13 +386,24 @@ class Worker:
         `once`: one step, then wait for what it leased to finish. `drain`:
         keep stepping until nothing is leasable and nothing is in flight.
         """
-        with self.signals(install_signals), self.publisher():
+        with self.signals(install_signals):
             try:
-                self.boot()
-                with queue.JobListener(self.config.kinds) as listener, self._notify_pump(listener):
-                    self._loop(once=once, drain=drain)
-            finally:
-                self.shutdown()
+                with self.publisher():
+                    try:
+                        self.boot()
+                        listener = queue.JobListener(self.config.kinds)
+                        self.outage.call("listen", listener.open)
+                        try:
+                            with self._notify_pump(listener):
+                                self._loop(once=once, drain=drain)
+                        finally:
+                            listener.close()
+                    finally:
+                        self.shutdown()
+            except DatabaseUnavailable:
+                if not self.stop_event.is_set():
+                    raise
+                logger.warning("stopped during a database outage; unwritten leases are left to the lease rules")
         return 0
 
     def _loop(self, *, once: bool, drain: bool) -> None:
@@ -387,8 +436,22 @@ class Worker:
 
         def pump() -> None:
             while not stop.is_set():
-                if listener.wait(self.config.poll_secs):
-                    self.wake.set()
+                try:
+                    if listener.wait(self.config.poll_secs):
+                        self.wake.set()
+                except Exception as exc:
+                    if not is_connection_lost(exc):
+                        raise
+                    # The LISTEN session died: reopen it (polling meanwhile covers the gap).
+                    listener.close()
+                    self.outage.lost("listen", exc)
+                    try:
+                        DatabaseOutage(stop, base_secs=self.outage.base_secs, max_secs=self.outage.max_secs).call(
+                            "listen", listener.open
+                        )
+                    except DatabaseUnavailable:
+                        return
+                    self.wake.set()  # a job enqueued while deaf would otherwise wait for the poll
 
         thread = threading.Thread(target=pump, name="notify-pump", daemon=True)
         thread.start()
@@ -403,7 +466,9 @@ class Worker:
     def dispatch(self, lease: Lease) -> None:
         handler = self.config.handlers.get(lease.kind)
         if handler is None:
-            queue.ack_failed(lease, f"no handler for kind {lease.kind!r} in the {self.config.role} worker")
+            self.outage.call(
+                "ack", queue.ack_failed, lease, f"no handler for kind {lease.kind!r} in the {self.config.role} worker"
+            )
             return
         self.pool.submit(self._start(lease, handler))
 
@@ -499,8 +564,17 @@ class Worker:
         """Ack the pending done jobs in one statement (each row still guarded by its own lease)."""
         leases = self.acks.take()
         if leases:
-            queue.ack_done_many(leases)
+            try:
+                self.outage.call("ack", queue.ack_done_many, leases)
+            except DatabaseUnavailable:
+                self._unsent(leases)
+                raise
             self._acked(leases)
+
+    def _unsent(self, leases: list[Lease]) -> None:
+        """Acks a stop during an outage kept from the database: back in the batch for shutdown's last try."""
+        for lease in leases:
+            self.acks.add(lease)
 
     def _acked(self, leases: list[Lease]) -> None:
         if not leases:
@@ -521,10 +595,10 @@ class Worker:
             self.acks.add(lease)
             self.breaker = circuit.after_success(self.breaker)
         elif outcome is Disposition.PAUSE:
-            queue.release(lease)
+            self.outage.call("release", queue.release, lease)
             source_id = _source_id(lease)
             if source_id:
-                runtime.set_session_expired(source_id, True)
+                self.outage.call("status", runtime.set_session_expired, source_id, True)
                 self._set_paused({*self.paused_sources, source_id})
             logger.warning(
                 "job released job=%s kind=%s source=%s: session expired; pausing session work until refreshed",
@@ -534,12 +608,13 @@ class Worker:
             )
         elif outcome is Disposition.RELEASE:
             # Cancelled by something other than this loop (which settles the
-            # leases it cancels itself): give it back, it is not the job's fault.
-            queue.release(lease)
-            logger.info("job cancelled job=%s kind=%s: released", lease.id, lease.kind)
+            # leases it cancels itself), or cut off by a database outage: give
+            # it back, it is not the job's fault.
+            self.outage.call("release", queue.release, lease)
+            logger.info("job released job=%s kind=%s: %s", lease.id, lease.kind, error)
         elif outcome is Disposition.DEFER:
             assert isinstance(error, RetryLater)
-            queue.defer(lease, error.until, f"{type(error).__name__}: {error}")
+            self.outage.call("defer", queue.defer, lease, error.until, f"{type(error).__name__}: {error}")
             self.control.mark_stale()  # a Retry-After may have cooled the source for every worker: look now
             logger.info(
                 "job deferred job=%s kind=%s until=%s: %s", lease.id, lease.kind, error.until.isoformat(), error
@@ -547,14 +622,14 @@ class Worker:
         elif outcome is Disposition.DEAD:
             assert error is not None
             message = f"{type(error).__name__}: {error}"
-            queue.ack_dead(lease, message)
+            self.outage.call("ack", queue.ack_dead, lease, message)
             logger.warning("job dead job=%s kind=%s (permanent, not retried) error=%s", lease.id, lease.kind, message)
         else:
             assert error is not None
             self.fail(lease, error, f"{type(error).__name__}: {error}")
 
     def fail(self, lease: Lease, error: BaseException, message: str) -> None:
-        queue.ack_failed(lease, message)
+        self.outage.call("ack", queue.ack_failed, lease, message)
         terminal = lease.attempts >= lease.max_attempts
         logger.warning(
             "job failed job=%s kind=%s attempt=%d/%d %s error=%s",
@@ -622,9 +697,13 @@ class Worker:
             return
         try:
             held = queue.renew_many(leases, timedelta(seconds=self.config.lease_secs))
-        except Exception:  # a database blip: the next beat retries well inside the lease
-            logger.warning("heartbeat: renewing %d lease(s) failed", len(leases), exc_info=True)
+        except Exception as exc:  # the next beat retries; a lease outlives several missed beats
+            if is_connection_lost(exc):
+                self.outage.lost("renew", exc)
+            else:
+                logger.warning("heartbeat: renewing %d lease(s) failed", len(leases), exc_info=True)
             return
+        self.outage.back()
         for job in jobs:
             if job.lease.id not in held:
                 self._abandon(job)
@@ -742,5 +821,7 @@ class Worker:
             browser = self.browser
             return {"browser": getattr(browser, "state", None)} if browser is not None else {}
 
-        with StatusPublisher(self.status, role=self.config.role, kinds=self.config.kinds, extra_flags=extra_flags) as p:
+        with StatusPublisher(
+            self.status, role=self.config.role, kinds=self.config.kinds, extra_flags=extra_flags, call=self.outage.call
+        ) as p:
             yield p

@@ -8,6 +8,7 @@ failure is settled the same way by every loop and is tested without one:
 | returned                         | DONE        | `ack_done` (batched)             |
 | `SessionExpired` (login wall)    | PAUSE       | `release`, flag and pause source |
 | `JobCancelled` (not by the loop) | RELEASE     | `release`                        |
+| lost database connection         | RELEASE     | `release` (an outage of ours)    |
 | `RetryLater` (Retry-After)       | DEFER       | `defer` until the given time     |
 | `PermanentError` (deterministic: | DEAD        | `ack_dead` with the reason       |
 | config, off-host URL, 404/410)   |             |                                  |
@@ -19,6 +20,7 @@ from __future__ import annotations
 import enum
 
 from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired
+from crawler.workers.outage import is_connection_lost
 
 
 class Disposition(enum.Enum):
@@ -36,7 +38,7 @@ def disposition(error: BaseException | None) -> Disposition:
         return Disposition.DONE
     if isinstance(error, SessionExpired):
         return Disposition.PAUSE
-    if isinstance(error, JobCancelled):
+    if isinstance(error, JobCancelled) or is_connection_lost(error):
         return Disposition.RELEASE
     if isinstance(error, RetryLater):
         return Disposition.DEFER

@@ -86,10 +86,15 @@ class ConnectionKeeper:
 class JobPool:
     """`size` job threads started on first use; `stop` ends them, each closing its connection."""
 
-    def __init__(self, size: int, *, conn_max_age_secs: float, name: str = "job") -> None:
+    def __init__(
+        self, size: int, *, conn_max_age_secs: float, name: str = "job", outages: Callable[[], int] = lambda: 0
+    ) -> None:
         self.size = size
         self.conn_max_age_secs = conn_max_age_secs
         self.name = name
+        # How many database outages the worker has seen: a thread whose connection predates the last one
+        # drops it before its next task instead of failing that task on a dead socket.
+        self.outages = outages
         self._tasks: stdlib_queue.SimpleQueue[Task | None] = stdlib_queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -116,8 +121,12 @@ class JobPool:
 
     def _work(self) -> None:
         keeper = ConnectionKeeper(self.conn_max_age_secs)
+        outages_seen = self.outages()
         try:
             while (task := self._tasks.get()) is not None:
+                if (outages := self.outages()) != outages_seen:
+                    outages_seen = outages
+                    connection.close()
                 while task is not None:
                     try:
                         task = task()

@@ -68,6 +68,23 @@ class PgBouncer:
         path = self.workdir / "pgbouncer.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
+    def kill9(self) -> None:
+        """Kill the pooler outright (SIGKILL): every client and server connection drops at once, as in a crash."""
+        self.process.kill()
+        self.process.wait(10)
+
+    def restart(self) -> None:
+        """Start it again on the same port with the same configuration (after `kill9`)."""
+        (self.workdir / "pgbouncer.pid").unlink(missing_ok=True)  # left behind by a SIGKILL
+        self.process = subprocess.Popen(
+            [PGBOUNCER, str(self.workdir / "pgbouncer.ini")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+            cwd=self.workdir,
+        )
+        if not wait_for_port(self.port, 15, alive=lambda: self.process.poll() is None):
+            raise RuntimeError(f"pgbouncer did not restart on port {self.port}:\n{self.log()}")
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)  # SIGINT: shut down now, closing server connections

@@ -27,6 +27,7 @@ HTTPS_PROXY_ENV = {
     "SECURE_HSTS_PRELOAD": "true",
     "SESSION_COOKIE_SECURE": "true",
     "CSRF_COOKIE_SECURE": "true",
+    "TRUSTED_PROXY_COUNT": "1",
 }
 
 

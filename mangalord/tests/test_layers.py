@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-APPS = ("mangalord", "catalog", "crawler", "analysis", "reader")
+APPS = ("mangalord", "accounts", "catalog", "crawler", "analysis", "reader")
 
 pytestmark = pytest.mark.skipif(shutil.which("lint-imports") is None, reason="import-linter is a dev requirement")
 
@@ -49,6 +49,11 @@ def test_the_tree_keeps_the_contract(tree_copy):
             "reader/cbz.py",
             "from crawler.sources.config import SourceSettings",
             "reader is not allowed to import crawler",
+        ),
+        (
+            "accounts/policy.py",
+            "from catalog.models import Manga",
+            "accounts is not allowed to import catalog",
         ),
         (
             "catalog/models.py",

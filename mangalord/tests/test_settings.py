@@ -68,12 +68,20 @@ def test_valid_values_are_read_from_the_environment(tmp_path):
         ("DATABASE_URL", "not-a-url"),
         ("DATABASE_POOLER", "pgpool"),
         ("DATABASE_DIRECT_URL", "mysql://u@db/lib"),
+        ("LIBRARY_PUBLIC_READ", "ture"),
+        ("API_THROTTLE_LOGIN", "10 per minute"),
     ],
 )
 def test_a_bad_value_fails_at_start_up_naming_the_variable(tmp_path, variable, value):
     result = start(tmp_path, **{variable: value})
     assert result.returncode != 0
     assert f"environment variable {variable}" in result.stderr
+
+
+def test_the_address_lockout_limit_is_at_least_the_account_limit(tmp_path):
+    result = start(tmp_path, LOGIN_FAILURE_LIMIT="10", LOGIN_ADDRESS_FAILURE_LIMIT="5")
+    assert result.returncode != 0
+    assert "LOGIN_ADDRESS_FAILURE_LIMIT" in result.stderr
 
 
 def test_heartbeat_must_be_shorter_than_the_lease(tmp_path):

@@ -4,6 +4,8 @@ A series row carries its book counts for the reader as correlated subqueries
 (no GROUP BY over joined rows, no query per series); its tags come in one
 prefetch. A series' books are few enough (hundreds) to number and filter in
 memory after one query, the way Komga numbers them: by position in the series.
+Progress is looked up by `user.pk`: an anonymous reader's (LIBRARY_PUBLIC_READ)
+is None, which no progress row has, so they read everything as unread.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def readable(chapters: QuerySet[Chapter]) -> QuerySet[Chapter]:
 def _book_counts(user: Any) -> dict[str, Coalesce]:
     books = readable(Chapter.objects.filter(manga=OuterRef("pk"))).annotate(_one=F("manga_id"))
     progress = ReadProgress.objects.filter(
-        user=user,
+        user_id=user.pk,
         chapter__manga=OuterRef("pk"),
         chapter__dropped_at__isnull=True,
         chapter__sync_state=Chapter.SyncState.DONE,
@@ -81,12 +83,12 @@ def _read_status_q(user: Any, statuses: list[str]) -> Q:
     IN_PROGRESS: some book read or begun, some unfinished.
     """
     books = readable(Chapter.objects.filter(manga=OuterRef("pk")))
-    finished = ReadProgress.objects.filter(user=user, chapter=OuterRef("pk"), completed=True)
+    finished = ReadProgress.objects.filter(user_id=user.pk, chapter=OuterRef("pk"), completed=True)
     unfinished = Exists(books.exclude(Exists(finished)))
     started = Exists(
         ReadProgress.objects.filter(
             Q(completed=True) | Q(last_page__gt=0),
-            user=user,
+            user_id=user.pk,
             chapter__manga=OuterRef("pk"),
             chapter__dropped_at__isnull=True,
             chapter__sync_state=Chapter.SyncState.DONE,
@@ -202,5 +204,5 @@ def one_book(user: Any, chapter_id: Any) -> Book | None:
         | Q(number=chapter.number, created_at__lt=chapter.created_at)
         | Q(number=chapter.number, created_at=chapter.created_at, id__lt=chapter.id)
     )
-    progress = ReadProgress.objects.filter(user=user, chapter=chapter).first()
+    progress = ReadProgress.objects.filter(user_id=user.pk, chapter=chapter).first()
     return Book(chapter, before.count() + 1, progress)

@@ -1,4 +1,10 @@
-"""The Komga API's views: parse (params), query (queries), shape (dto). Authentication is `ReaderAuthentication`.
+"""The Komga API's views: parse (params), query (queries), shape (dto).
+
+Access is the library's policy (`accounts.policy`) with a Basic challenge
+(`accounts.drf.READER_APP_AUTHENTICATION`): HTTP Basic with a password or an
+API key, `X-API-Key`, a browser session, all under the login lockout. Reads
+follow `LIBRARY_PUBLIC_READ` (an anonymous reader sees no progress); read
+progress, Mihon's tracker and `users/me` always need a user.
 
 Errors: a bad parameter is a 400 in Komga's `ValidationErrorResponse` shape
 naming it; an unknown id is a 404; anonymous callers get 401 with a Basic
@@ -23,8 +29,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.drf import READER_APP_AUTHENTICATION, CanReadLibrary
 from catalog.models import Chapter, Manga, Page, Source, Tag
-from reader.api_auth import ReaderAuthentication
 from reader.komga import dto, params, queries
 from reader.komga.params import BadParam
 from reader.models import ReadProgress
@@ -44,8 +50,8 @@ class JsonAlways(BaseContentNegotiation):
 
 
 class KomgaView(APIView):
-    authentication_classes = (ReaderAuthentication,)
-    permission_classes = (IsAuthenticated,)
+    authentication_classes = READER_APP_AUTHENTICATION
+    permission_classes = (CanReadLibrary,)
     renderer_classes = (JSONRenderer,)
     parser_classes = (JSONParser,)
     content_negotiation_class = JsonAlways
@@ -55,6 +61,12 @@ class KomgaView(APIView):
         if isinstance(exc, BadParam):
             return Response({"violations": [{"fieldName": exc.name, "message": exc.message}]}, status=400)
         return super().handle_exception(exc)
+
+
+class KomgaUserView(KomgaView):
+    """A call about the signed-in user (their progress, who they are): never anonymous."""
+
+    permission_classes = (IsAuthenticated,)
 
 
 def _sources() -> dict[str, Source]:
@@ -173,7 +185,7 @@ class BookThumbnail(KomgaView):
         return page_response(page, THUMBNAIL_WIDTH)
 
 
-class BookReadProgress(KomgaView):
+class BookReadProgress(KomgaUserView):
     def patch(self, request: Request, book_id: str) -> Response:
         chapter = _chapter(book_id)
         body = request.data if isinstance(request.data, dict) else {}
@@ -194,7 +206,7 @@ class BookReadProgress(KomgaView):
         return Response(status=204)
 
 
-class TachiyomiProgress(KomgaView):
+class TachiyomiProgress(KomgaUserView):
     """Mihon's Komga tracker: read how far the user got in a series, or mark everything up to a chapter read."""
 
     def get(self, request: Request, series_id: str) -> Response:
@@ -266,7 +278,7 @@ class EmptyPage(KomgaView):
         return Response(dto.spring_page([], params.paging(request.query_params), 0))
 
 
-class Me(KomgaView):
+class Me(KomgaUserView):
     """The signed-in user (Komelia and KMReader ask it right after login)."""
 
     def get(self, request: Request) -> Response:

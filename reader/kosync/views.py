@@ -5,6 +5,9 @@ the user typed as the password: here, one of their API keys. A document is a
 CBZ we served (see `documents`); its progress is the chapter's page, so the
 same row the web reader, OPDS (`pse:lastRead`), the REST API and the Komga
 API read and write. Errors keep the reference server's codes and statuses.
+The headers are checked by the access policy (`accounts.credentials.verify_kosync`):
+a wrong key counts toward the lockout of the account `x-auth-user` names, and
+a locked account or address is refused with 429 and `Retry-After`.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from reader import api_keys
+from accounts import api_keys, credentials, policy
 from reader.kosync import documents
 from reader.kosync.protocol import (
     KosyncError,
@@ -66,12 +69,18 @@ def _body(request: HttpRequest) -> dict[str, Any]:
 
 def sync_user(request: HttpRequest) -> Any:
     """The active user `x-auth-user`/`x-auth-key` name (the key is the MD5 of one of their API keys)."""
-    username = request.headers.get("x-auth-user", "")
-    auth_key = request.headers.get("x-auth-key", "")
-    user = api_keys.user_for_kosync(username, auth_key) if username and auth_key else None
-    if user is None:
-        raise UNAUTHORIZED
-    return user
+    try:
+        return credentials.verify_kosync(
+            request, request.headers.get("x-auth-user", ""), request.headers.get("x-auth-key", "")
+        )
+    except policy.InvalidCredentials as exc:
+        raise UNAUTHORIZED from exc
+
+
+def _locked_out(exc: policy.LockedOut) -> HttpResponse:
+    response = _json(429, {"code": UNAUTHORIZED.code, "message": str(exc)})
+    response["Retry-After"] = str(exc.retry_after_secs)
+    return response
 
 
 def kosync_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -83,6 +92,8 @@ def kosync_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
             return view(request, *args, **kwargs)
         except KosyncError as error:
             return _error(error)
+        except policy.LockedOut as exc:
+            return _locked_out(exc)
 
     return csrf_exempt(wrapper)
 

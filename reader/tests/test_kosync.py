@@ -17,7 +17,7 @@ import time_machine
 from django.test import Client, override_settings
 from lxml import etree
 
-from reader import api_keys
+from accounts import api_keys
 from reader.kosync.digest import PartialMD5
 from reader.models import DocumentDigest, ReadProgress
 from reader.tests import factories as f
@@ -149,7 +149,10 @@ def test_progress_round_trip_web_reader_komga_kosync_opds(client, alice, served)
     assert client.get(f"/api/v1/books/{chapter.id}", **auth).json()["readProgress"]["completed"] is True
 
 
-def test_kosync_refuses_strangers_wrong_keys_and_reports_it_cannot_take(client, alice, served, django_user_model):
+def test_kosync_refuses_strangers_wrong_keys_and_reports_it_cannot_take(
+    client, alice, served, django_user_model, settings
+):
+    settings.AXES_FAILURE_LIMIT = 10  # every wrong key here counts toward alice's lockout (test_lockout pins it)
     doc, headers = served["document"], served["headers"]
     assert client.get("/kosync/users/auth").status_code == 401
     wrong = {**headers, "HTTP_X_AUTH_KEY": hashlib.md5(PASSWORD.encode()).hexdigest()}

@@ -30,6 +30,9 @@
     return node;
   }
 
+  // Controls exist only for operators (the page leaves them out for read-only staff).
+  function bind(node, event, handler) { if (node) node.addEventListener(event, handler); }
+
   function cell(text) { return el("td", { text: text == null ? "" : String(text) }); }
 
   function fill(tbody, rows, emptyText, columns) {
@@ -149,6 +152,9 @@
 
   function renderFlags(status) {
     var flags = [];
+    (status.database_unavailable || []).forEach(function (outage) {
+      flags.push(["cd-pill-bad", "Database unavailable since " + when(outage.since) + " (worker " + outage.worker + ", retrying)"]);
+    });
     (status.session_expired || []).forEach(function (source) {
       flags.push(["cd-pill-bad", "Session expired: " + source]);
     });
@@ -235,6 +241,13 @@
   var deadTotal = 0;
 
   function render(status) {
+    if (status.database_unavailable_since) {
+      // The web process itself cannot reach the database: nothing else is known.
+      $("cd-flags").replaceChildren(el("li", {
+        className: "cd-pill cd-pill-bad", "data-flag": "database", text: "Database unavailable since " + when(status.database_unavailable_since),
+      }));
+      return;
+    }
     renderPhase(status.phase);
     renderFlags(status);
     renderChapters(status);
@@ -242,7 +255,8 @@
     renderWorkers(status.workers);
     renderLastPass(status.last_pass);
     deadTotal = Object.keys(status.queue || {}).reduce(function (n, k) { return n + (status.queue[k].dead || 0); }, 0);
-    $("cd-requeue-all-count").textContent = String(deadTotal);
+    var requeueAllCount = $("cd-requeue-all-count");
+    if (requeueAllCount) requeueAllCount.textContent = String(deadTotal);
     // The lists follow the queue: refetch them when the counts move.
     var key = JSON.stringify(status.queue || {});
     if (lastQueueKey !== null && key !== lastQueueKey) refreshListsSoon();
@@ -288,8 +302,11 @@
 
   function deadJobRow(job) {
     var label = jobLabel(job);
-    var button = el("button", { type: "button", className: "button cd-requeue", "aria-label": "Requeue " + label, "data-job-id": job.id, text: "Requeue" });
-    button.addEventListener("click", function () { requeueJob(job, button); });
+    var button = null;
+    if (root.dataset.canOperate === "true") {
+      button = el("button", { type: "button", className: "button cd-requeue", "aria-label": "Requeue " + label, "data-job-id": job.id, text: "Requeue" });
+      button.addEventListener("click", function () { requeueJob(job, button); });
+    }
     return el("tr", { "data-job-id": job.id }, [
       cell(label), cell(job.kind), cell(job.attempts + " / " + job.max_attempts),
       el("td", { className: "cd-error-text", title: job.last_error || "", text: (job.last_error || "").slice(0, 120) }),
@@ -330,8 +347,8 @@
 
   function passResult(body) { return body && body.detail ? body.detail : "Enqueued."; }
 
-  root.querySelector('[data-action="run"]').addEventListener("click", function () { control(urls.runUrl, {}, passResult); });
-  root.querySelector('[data-action="reconcile"]').addEventListener("click", function () { control(urls.reconcileUrl, {}, passResult); });
+  bind(root.querySelector('[data-action="run"]'), "click", function () { control(urls.runUrl, {}, passResult); });
+  bind(root.querySelector('[data-action="reconcile"]'), "click", function () { control(urls.reconcileUrl, {}, passResult); });
 
   function requeueJob(job, button) {
     button.disabled = true;
@@ -408,21 +425,21 @@
     button.addEventListener("click", hideModal);
   });
 
-  root.querySelector('[data-confirm="restart"]').addEventListener("click", function () {
+  bind(root.querySelector('[data-confirm="restart"]'), "click", function () {
     hideModal();
     control(urls.restartUrl, {}, function (body) {
       return "Browser restart requested (generation " + body.generation + ").";
     });
   });
 
-  root.querySelector('[data-confirm="requeue-all"]').addEventListener("click", function () {
+  bind(root.querySelector('[data-confirm="requeue-all"]'), "click", function () {
     hideModal();
     control(urls.requeueUrl, { scope: "all", confirm: true }, function (body) {
       return "Requeued " + body.requeued + " dead job" + (body.requeued === 1 ? "" : "s") + ".";
     }).then(function (res) { if (res && res.ok) loadDeadJobs(); });
   });
 
-  $("cd-session-form").addEventListener("submit", function (event) {
+  bind($("cd-session-form"), "submit", function (event) {
     event.preventDefault();
     var input = $("cd-phpsessid");
     var error = $("cd-session-error");

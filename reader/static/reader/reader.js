@@ -41,6 +41,7 @@
   }
 
   function send() {
+    if (!data.progressUrl) return; // an anonymous reader (the library opened to everyone) keeps no progress
     const page = saved;
     inFlight = true;
     fetch(data.progressUrl, {

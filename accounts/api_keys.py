@@ -1,5 +1,11 @@
 """Per-user API keys: minted once, stored hashed, named, listed with their last use, revoked.
 
+A key is a credential of an account, like a password or an API token, so it
+lives beside them: `accounts.credentials` accepts it in every way a reader
+app sends one (`X-API-Key`, the password of HTTP Basic, KOReader's sync
+headers, the catalog URL), under the login lockout. This module only mints,
+finds and revokes keys; it never decides who is let in.
+
 A key is 32 random bytes behind a recognisable prefix (`mlk_`), so a key
 pasted where a password goes (HTTP Basic in Mihon or an OPDS app) is told
 from a password without a database lookup. Keys carry their own entropy, so
@@ -51,7 +57,7 @@ class ApiKey(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        app_label = "reader"
+        app_label = "accounts"
         verbose_name = "API key"
         ordering = ["-created_at", "-id"]
 
@@ -106,32 +112,24 @@ def looks_like_key(secret: str) -> bool:
     return secret.startswith(KEY_PREFIX)
 
 
-def _used(key: ApiKey) -> Any:
+def touch(key: ApiKey) -> None:
+    """Note that `key` was just used (at most once a minute, see TOUCH_EVERY)."""
     now = timezone.now()
     if key.last_used_at is None or now - key.last_used_at >= TOUCH_EVERY:
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
-    return key.user
 
 
-def _active_key(**lookup: str) -> ApiKey | None:
-    key = ApiKey.objects.select_related("user").filter(**lookup).first()
-    return key if key is not None and key.user.is_active else None
-
-
-def user_for_key(raw: str) -> Any | None:
-    """The active user owning `raw`, or None (unknown, revoked, or its user deactivated)."""
+def find(raw: str) -> ApiKey | None:
+    """The stored key `raw` is (its user loaded), or None: unknown, revoked, or not shaped like a key."""
     if not looks_like_key(raw):
         return None
-    key = _active_key(digest=_sha256(raw))
-    return _used(key) if key else None
+    return ApiKey.objects.select_related("user").filter(digest=_sha256(raw)).first()
 
 
-def user_for_kosync(username: str, auth_key: str) -> Any | None:
-    """The active user named `username` whose key hashes (MD5, as KOReader sends it) to `auth_key`."""
-    key = _active_key(kosync_digest=_sha256(auth_key.lower()))
-    if key is None or key.user.get_username() != username:
-        return None
-    return _used(key)
+def find_for_kosync(username: str, auth_key: str) -> ApiKey | None:
+    """The key of the user named `username` whose MD5 (as KOReader sends it) is `auth_key`, or None."""
+    key = ApiKey.objects.select_related("user").filter(kosync_digest=_sha256(auth_key.lower())).first()
+    return key if key is not None and key.user.get_username() == username else None
 
 
 def keys_of(user: Any) -> list[ApiKey]:

@@ -1,0 +1,11 @@
+from django.apps import AppConfig
+
+
+class AccountsConfig(AppConfig):
+    """Who may read and who may log in: the access policy every reader protocol uses, and the login lockout."""
+
+    name = "accounts"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from accounts import schema  # noqa: F401  (registers the API schema's description of the credentials)
