@@ -39,8 +39,15 @@ def staff(django_user_model):
 @pytest.fixture
 def operator(django_user_model):
     """Staff in the "Operators" group (migration crawler 0007): may run every crawler control."""
+    from importlib import import_module
+
+    from django.apps import apps
     from django.contrib.auth.models import Group
 
+    if not Group.objects.filter(name="Operators").exists():
+        # A transactional test before this one flushed the rows the migrations made: make them again, the same way.
+        import_module("crawler.migrations.0007_operate_crawler_permission").create_operators(apps, None)
+        import_module("analysis.migrations.0002_operators_view_page_analyses").grant(apps, None)
     user = django_user_model.objects.create_user("olga", "olga@example.com", "olga-password", is_staff=True)
     user.groups.add(Group.objects.get(name="Operators"))
     return user
