@@ -12,6 +12,12 @@ stack (test client, HTTP Basic, the production view) and drains the
 streamed body chunk by chunk, counting bytes; it reports RSS before and
 peak RSS (VmHWM) after. A contrast child builds the same archive in memory
 with `zipfile`, the way a non-streaming export would.
+
+The production web server is Daphne (ASGI), where Django reads a plain
+iterator whole before sending it unless the view hands over an async one
+(catalog/streaming.py): two more rows serve both chapters from a real
+`daphne` process, downloaded with httpx chunk by chunk, and report the
+server's RSS before and its peak (VmHWM) after.
 """
 
 from __future__ import annotations
@@ -106,6 +112,49 @@ def child(chapter_id: str, mode: str) -> None:
     print(json.dumps({"size": size, "rss_before_mb": before, "peak_rss_mb": measure.peak_rss_mb()}))
 
 
+def through_daphne(chapter_id: str, env: dict[str, str]) -> dict:
+    """GET the chapter's CBZ from a fresh `daphne` process; its RSS before the request and its peak after."""
+    import socket
+    import subprocess
+    import time
+
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server_env = {**env, "DATABASE_URL": env["BENCH_DB_URL"], "ALLOWED_HOSTS": "127.0.0.1"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "mangalord.asgi:application"],
+        cwd=REPO_ROOT,
+        env=server_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/opds/chapters/{chapter_id}/cbz/"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/login/", timeout=2)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("daphne did not start") from None
+                time.sleep(0.2)
+        before = measure.process_rss_mb(server.pid)
+        size = 0
+        with httpx.stream("GET", url, auth=("bench", "bench-password"), timeout=120) as response:
+            assert response.status_code == 200, response.status_code
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+        assert size == int(response.headers["Content-Length"])
+        return {"size": size, "rss_before_mb": before, "peak_rss_mb": measure.process_peak_rss_mb(server.pid)}
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+
+
 def run_child(chapter_id: str, mode: str, env: dict[str, str]) -> dict:
     return measure.run_json_child(__file__, ["--child", chapter_id, "--mode", mode], env)
 
@@ -139,6 +188,8 @@ def main() -> None:
                 ("tiny chapter, streamed", run_child(ids["tiny"], "stream", env)),
                 ("large chapter, streamed", run_child(ids["large"], "stream", env)),
                 ("large chapter, in memory (contrast)", run_child(ids["large"], "buffered", env)),
+                ("tiny chapter, daphne (production)", through_daphne(ids["tiny"], env)),
+                ("large chapter, daphne (production)", through_daphne(ids["large"], env)),
             ]
         finally:
             scratch.drop_database(args.database_url)
@@ -147,6 +198,7 @@ def main() -> None:
     )
     measure.print_memory_rows(rows, size_column="CBZ bytes")
     measure.print_flatness("streamed", rows[0][1], rows[1][1])
+    measure.print_flatness("daphne", rows[3][1], rows[4][1])
 
 
 if __name__ == "__main__":

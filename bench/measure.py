@@ -81,15 +81,24 @@ def migrated_scratch(db_url: str, *, keep: bool) -> Iterator[None]:
 def peak_rss_mb() -> float:
     """VmHWM, the peak RSS of this process image. (getrusage's ru_maxrss would do, except that
     Linux carries it across fork+exec, so a child would report the parent's peak.)"""
-    with open("/proc/self/status") as status:
+    return process_peak_rss_mb("self")
+
+
+def process_peak_rss_mb(pid: int | str) -> float:
+    """VmHWM of process `pid` ("self": this one)."""
+    with open(f"/proc/{pid}/status") as status:
         for line in status:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM in /proc/self/status (this benchmark needs Linux)")
+    raise RuntimeError(f"no VmHWM in /proc/{pid}/status (this benchmark needs Linux)")
 
 
 def rss_mb() -> float:
     return psutil.Process().memory_info().rss / (1024 * 1024)
+
+
+def process_rss_mb(pid: int) -> float:
+    return psutil.Process(pid).memory_info().rss / (1024 * 1024)
 
 
 def run_json_child(script: str, args: Sequence[str], env: Mapping[str, str]) -> dict:

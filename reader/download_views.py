@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 
 from catalog.models import Chapter
+from catalog.streaming import streamed
 from reader.atom import CBZ_TYPE
 from reader.auth import reader_required
 from reader.cbz import chapter_zip
@@ -27,7 +28,7 @@ def chapter_cbz(request: HttpRequest, chapter_id: str) -> HttpResponse:
     archive = chapter_zip(chapter)
     name = cbz_filename(chapter.manga.title, chapter.number, chapter.title)
     body = archive if request.method == "HEAD" else recording_binary_digest(archive, chapter)
-    response = StreamingHttpResponse(body, content_type=CBZ_TYPE)
+    response = StreamingHttpResponse(streamed(request, body), content_type=CBZ_TYPE)
     if archive.sized:
         response["Content-Length"] = str(len(archive))
     if request.method != "HEAD":

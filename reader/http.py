@@ -7,8 +7,10 @@ from functools import wraps
 from typing import Any
 
 from django.core.files.storage import default_storage
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.views.decorators.http import require_safe
+
+from catalog.streaming import file_response
 
 IMAGE_CACHE_CONTROL = "private, max-age=86400"
 
@@ -49,13 +51,13 @@ def bad_request(message: str) -> HttpResponse:
     return HttpResponseBadRequest(message + "\n", content_type="text/plain; charset=utf-8")
 
 
-def stream_stored(name: str, content_type: str, etag: str = "") -> HttpResponse:
-    """A stored file, streamed from any storage backend (FileResponse reads it in blocks)."""
+def stream_stored(request: HttpRequest, name: str, content_type: str, etag: str = "") -> HttpResponse:
+    """A stored file, streamed in blocks from any storage backend (catalog.streaming)."""
     try:
         handle = default_storage.open(name, "rb")
     except (FileNotFoundError, OSError) as exc:
         raise Http404("The stored file is missing.") from exc
-    response = FileResponse(handle, content_type=content_type)
+    response = file_response(request, handle, content_type)
     if etag:
         response["ETag"] = f'"{etag}"'
     response["Cache-Control"] = IMAGE_CACHE_CONTROL

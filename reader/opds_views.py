@@ -344,7 +344,7 @@ def page_stream(request: HttpRequest, chapter_id: str, number: int) -> HttpRespo
     page = found[0]
     if request.method == "GET" and request.user.is_authenticated:
         record_page_read(user=request.user, chapter=chapter, page_number=number + 1, page_count=pages.count())
-    return page_response(page, max_width, as_type=stream_type(chapter))
+    return page_response(request, page, max_width, as_type=stream_type(chapter))
 
 
 @get_or_head
@@ -353,4 +353,4 @@ def thumbnail(request: HttpRequest, manga_id: str) -> HttpResponse:
     manga = get_object_or_404(Manga.objects.only("id", "cover"), pk=manga_id)
     if not manga.cover:
         raise Http404("This manga has no stored cover.")
-    return cover_thumbnail_response(manga.cover.name)
+    return cover_thumbnail_response(request, manga.cover.name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import mimetypes
 
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 
 from catalog.models import Page
 from reader.http import stream_stored
@@ -13,14 +13,16 @@ from reader.images import cache_width, needs_downscale, scaled_type, stored_copy
 THUMBNAIL_WIDTH = 320
 
 
-def page_response(page: Page, max_width: int | None, *, as_type: str | None = None) -> HttpResponse:
+def page_response(
+    request: HttpRequest, page: Page, max_width: int | None, *, as_type: str | None = None
+) -> HttpResponse:
     """The page as stored; at most `max_width` wide when it is wider; as `as_type` when given and different."""
     width = cache_width(max_width) if needs_downscale(page.width, max_width) and max_width else None
     wanted = as_type or (scaled_type(page.content_type) if width else page.content_type)
     if width is None and wanted == page.content_type:
-        return stream_stored(page.image.name, page.content_type, page.sha256)
+        return stream_stored(request, page.image.name, page.content_type, page.sha256)
     name = _copy(page.image.name, "page", width, wanted)
-    return stream_stored(name, wanted, f"{page.sha256}-w{width or 0}-{wanted.split('/')[1]}")
+    return stream_stored(request, name, wanted, f"{page.sha256}-w{width or 0}-{wanted.split('/')[1]}")
 
 
 def cover_type(name: str) -> str:
@@ -31,9 +33,9 @@ def thumbnail_type(name: str) -> str:
     return scaled_type(cover_type(name))
 
 
-def cover_thumbnail_response(name: str) -> HttpResponse:
+def cover_thumbnail_response(request: HttpRequest, name: str) -> HttpResponse:
     content_type = thumbnail_type(name)
-    return stream_stored(_copy(name, "thumb", THUMBNAIL_WIDTH, content_type), content_type)
+    return stream_stored(request, _copy(name, "thumb", THUMBNAIL_WIDTH, content_type), content_type)
 
 
 def _copy(original: str, key: str, width: int | None, content_type: str) -> str:

@@ -153,4 +153,4 @@ def scaled_page(request: HttpRequest, page_id: str) -> HttpResponse:
         width = parse_width(request.GET.get("w"))
     except ValueError as exc:
         return bad_request(f"w: {exc}")
-    return page_response(page, width)
+    return page_response(request, page, width)

@@ -19,7 +19,7 @@ import mimetypes
 from django.db import IntegrityError
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.http import FileResponse, Http404, HttpResponse, HttpResponseNotModified
+from django.http import Http404, HttpResponse, HttpResponseNotModified
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
@@ -38,6 +38,7 @@ from catalog.bookmarks import create_bookmark
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
 from catalog.search import title_search
 from catalog.storage import open_stored
+from catalog.streaming import file_response
 
 # Pages are immutable once stored, but a re-download may replace one: a day
 # of caching with the content hash as ETag keeps revalidation cheap.
@@ -89,7 +90,7 @@ def manga_list(q: str | None = None, tag: str | None = None, status: str | None 
 
 
 def _stream_file(request: Request, name: str, content_type: str, etag: str) -> HttpResponse:
-    """Stream a stored file: FileResponse hands the open file to the server, never read whole in Python."""
+    """Stream a stored file in blocks, never read whole in Python (catalog.streaming)."""
     quoted = f'"{etag}"' if etag else ""
     if quoted and quoted in request.headers.get("If-None-Match", ""):
         response = HttpResponseNotModified()
@@ -100,7 +101,7 @@ def _stream_file(request: Request, name: str, content_type: str, etag: str) -> H
             raise Http404("The stored file is missing.") from exc
         if not content_type.startswith("image/"):
             content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        response = FileResponse(handle, content_type=content_type)
+        response = file_response(request, handle, content_type)
         size = getattr(handle, "size", None)  # a remote object's length: FileResponse cannot stat it
         if isinstance(size, int) and "Content-Length" not in response:
             response["Content-Length"] = str(size)

@@ -15,6 +15,7 @@ from django.utils import timezone
 from analysis.models import PageAnalysis
 from catalog.api.views import manga_list
 from catalog.models import Manga
+from catalog.streaming import CHUNK_BYTES
 from crawler.tests import api_factories as f
 
 
@@ -157,7 +158,7 @@ def test_chapter_lists_pages_in_order_with_their_analysis_in_constant_queries(
 
 @pytest.mark.sqlite_ok
 def test_page_image_is_streamed_from_storage_in_chunks_with_its_content_type(alice_client, src, media_storage):
-    big = f.png_bytes(1200, 900) + b"\0" * (3 * FileResponse.block_size)  # several chunks' worth
+    big = f.png_bytes(1200, 900) + b"\0" * (3 * CHUNK_BYTES)  # several chunks' worth
     pg = f.page(f.chapter(f.manga(), 1, src=src), data=big)
     if media_storage:  # S3: the object is in the bucket under the key prefix, nothing on local disk
         assert media_storage.keys() == [f"media/{pg.image.name}"]
@@ -168,7 +169,7 @@ def test_page_image_is_streamed_from_storage_in_chunks_with_its_content_type(ali
     assert int(response["Content-Length"]) == len(big)
     assert response["ETag"] == f'"{pg.sha256}"'
     chunks = list(response.streaming_content)
-    assert len(chunks) > 1 and max(len(c) for c in chunks) <= FileResponse.block_size
+    assert len(chunks) > 1 and max(len(c) for c in chunks) <= CHUNK_BYTES
     assert b"".join(chunks) == big
 
 

@@ -135,11 +135,11 @@ class SeriesThumbnail(KomgaView):
     def get(self, request: Request, series_id: str) -> HttpResponse:
         manga = get_object_or_404(Manga.objects.only("cover"), pk=_manga(series_id).pk)
         if manga.cover:
-            return cover_thumbnail_response(manga.cover.name)
+            return cover_thumbnail_response(request, manga.cover.name)
         first = Page.objects.filter(chapter__in=readable_chapters(manga)[:1]).order_by("index").first()
         if first is None:
             raise Http404("This series has no cover and no page yet.")
-        return page_response(first, THUMBNAIL_WIDTH)
+        return page_response(request, first, THUMBNAIL_WIDTH)
 
 
 class BookDetail(KomgaView):
@@ -174,7 +174,7 @@ class BookPage(KomgaView):
         page = Page.objects.filter(chapter=_chapter(book_id), index=index).first()
         if page is None:
             raise Http404("No such page in this book.")
-        return page_response(page, None, as_type=None if target is None else f"image/{target}")
+        return page_response(request, page, None, as_type=None if target is None else f"image/{target}")
 
 
 class BookThumbnail(KomgaView):
@@ -182,7 +182,7 @@ class BookThumbnail(KomgaView):
         page = Page.objects.filter(chapter=_chapter(book_id)).order_by("index").first()
         if page is None:
             raise Http404("This book has no page yet.")
-        return page_response(page, THUMBNAIL_WIDTH)
+        return page_response(request, page, THUMBNAIL_WIDTH)
 
 
 class BookReadProgress(KomgaUserView):
