@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
 from accounts.views import library_page
@@ -173,6 +174,7 @@ def _page_urls(page: Page) -> dict[str, object]:
 
 @get_or_head
 @library_page(login_url=LOGIN)
+@ensure_csrf_cookie  # the page has no form, but its progress PUTs carry the token
 def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
     chapter = get_object_or_404(
         Chapter.objects.select_related("manga", "source"), pk=chapter_id, dropped_at__isnull=True

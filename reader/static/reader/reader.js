@@ -46,6 +46,7 @@
   // Ask for the width the screen shows (device pixels, rounded up to 200 so
   // caches see few sizes); a page already narrower comes as stored.
   function sourceFor(page) {
+    if (fit() === "original") return page.full; // the page as stored, pixel for pixel
     const target = Math.min(4000, Math.ceil((window.innerWidth || 800) * (window.devicePixelRatio || 1) / 200) * 200);
     return page.width && page.width <= target ? page.full : page.scaled + "?w=" + target;
   }
@@ -196,6 +197,14 @@
     });
   }
 
+  // A fit change may want other pixels (original size asks for the stored page).
+  function refreshSources() {
+    images.forEach(function (img, i) {
+      const want = sourceFor(data.pages[i]);
+      if (img.getAttribute("src") && img.getAttribute("src") !== want) img.src = want;
+    });
+  }
+
   function press(button, on) {
     button.setAttribute("aria-pressed", String(on));
   }
@@ -221,6 +230,7 @@
     spreadButton.disabled = !paged;
     press(directionButton, settings.direction === "rtl");
     slider.dir = settings.direction === "rtl" ? "rtl" : "ltr";
+    refreshSources();
     if (observer) { observer.disconnect(); observer = null; }
     container.hidden = false;
     endCard.hidden = paged;
