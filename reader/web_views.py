@@ -58,6 +58,7 @@ def library(request: HttpRequest) -> HttpResponse:
     except BadParameter as exc:
         return bad_request_page(request, str(exc))
     page = listings.paged(shelves.library_rows(query, request.user), query.page, GRID_PAGE_SIZE)
+    shelves.attach_counts(page.rows, request.user)
     first_view = query.page == 1 and not query.filtered and not query.sort_chosen
     context = {
         "page": page,

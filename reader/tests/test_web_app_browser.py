@@ -303,6 +303,10 @@ def test_dark_mode_follows_the_system_and_the_toggle_is_kept_for_the_user(live_s
         shot(page, "dark-mode-library", size)
         page.goto(f"{live_server.url}/mangas/{manga.id}/")
         shot(page, "dark-mode-manga", size)
+        # Per-chapter read marks: one click flips the row (desktop marks it read, the phone back to unread).
+        before = page.locator(".chapters .state").inner_text()
+        page.locator(".chapters button[name=state]").click()
+        expect(page.locator(".chapters .state")).to_have_text("Unread" if before == "Read" else "Read")
 
         page.click("#theme-toggle")  # light, stored for the user
         expect(page.locator("html")).to_have_attribute("data-theme", "light")

@@ -15,7 +15,7 @@ from reader.models import ReadProgress
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD
 
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
+ARTIFACTS = Path(settings.BASE_DIR) / "artifacts" / "screenshots"
 PSE = {"pse": "http://vaemendis.net/opds-pse/ns"}
 expect.set_options(timeout=15_000)
 pytestmark = [pytest.mark.browser]
@@ -31,7 +31,7 @@ def phone(browser: Browser) -> Iterator[Page]:
 
 
 def _shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name), full_page=True)
 
 
