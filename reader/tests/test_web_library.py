@@ -71,6 +71,16 @@ def test_a_bad_value_is_refused_naming_the_parameter_and_the_value(params, named
         parse_library_query(params, sources=["demo"])
 
 
+def test_a_source_reading_mode_is_checked_with_the_other_settings():
+    from catalog.source_settings import SourceSettingsError
+    from reader.source_settings import reading_mode, validate
+
+    validate("demo", "demo", {"reading_mode": "webtoon"})
+    with pytest.raises(SourceSettingsError, match="source 'demo': settings key 'reading_mode' must be one of"):
+        validate("demo", "demo", {"reading_mode": "strip"})
+    assert reading_mode(None) == ""
+
+
 def test_long_strips_open_in_webtoon_mode_unless_the_source_says_otherwise():
     assert default_mode("", [(800, 3000)] * 5 + [(800, 1200)]) == "webtoon"
     assert default_mode("", [(800, 1200)] * 5 + [(800, 3000)]) == "scroll"
@@ -297,6 +307,7 @@ def test_anonymous_readers_go_to_the_login_page_unless_the_library_is_public(cli
     settings.LIBRARY_PUBLIC_READ = True
     html = _html(client.get("/"))
     assert _card_titles(html, "shelf-updated") == ["Berserk"]
+    assert 'class="badge"' not in html  # no account, no reading: no "unread" to count
     assert "shelf-continue" not in html and "theme-toggle" not in html and 'data-theme="system"' in html
     manga_html = _html(client.get(f"/mangas/{manga.id}/"))
     assert "Mark read" not in manga_html and "Bookmark" not in manga_html
