@@ -29,11 +29,17 @@ class SiteRefused(ValueError):
     """The source cannot be added or changed as asked; the message names the source and what to fix."""
 
 
-def validation_message(exc: ValidationError) -> str:
-    """A ValidationError as one line: `settings: source 'x': unknown settings key 'titel'`."""
-    if hasattr(exc, "message_dict"):
-        return "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in exc.message_dict.items())
-    return " ".join(exc.messages)
+def validation_message(exc: ValidationError, source_id: str) -> str:
+    """A ValidationError as one line naming the source: `source 'x': base_url: Enter a valid URL.`.
+
+    The settings contract's messages already name the source and the key, so they pass unchanged.
+    """
+    fields = exc.message_dict.items() if hasattr(exc, "message_dict") else [("", exc.messages)]
+    parts = []
+    for field, msgs in fields:
+        for msg in msgs:
+            parts.append(msg if msg.startswith("source ") else f"source {source_id!r}: {field}: {msg}")
+    return "; ".join(parts)
 
 
 def new_source(*, name: str, base_url: str, settings: dict[str, Any], source_id: str | None = None) -> Source:
@@ -47,7 +53,7 @@ def new_source(*, name: str, base_url: str, settings: dict[str, Any], source_id:
     try:
         row.full_clean()
     except ValidationError as exc:
-        raise SiteRefused(f"source {source_id!r}: {validation_message(exc)}") from exc
+        raise SiteRefused(validation_message(exc, source_id)) from exc
     return row
 
 
@@ -99,7 +105,7 @@ def update_settings(*, actor: Any, source: Source, settings: Any) -> Source:
         source.full_clean()
     except ValidationError as exc:
         source.settings = before
-        raise SiteRefused(validation_message(exc)) from exc
+        raise SiteRefused(validation_message(exc, source.id)) from exc
     with transaction.atomic():
         source.save(update_fields=["settings", "updated_at"])
         audit.record(actor, "edit_source_settings", scope="source", target_id=source.id, detail={"settings": settings})
