@@ -180,5 +180,6 @@ class ChapterAdmin(OperatorActions, catalog_admin.ChapterAdmin):
         )
         _report_enqueued(self, request, enqueued)
 
+
 # The admin's home page links the crawler's own pages (dashboard, and Sources for operators).
 admin.site.index_template = "admin/crawler_index.html"

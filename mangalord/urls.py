@@ -3,9 +3,11 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from mangalord.favicon import favicon
 from reader.komga import urls as komga_urls
 
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/crawler/", include("crawler.status.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/admin/crawler/", include("crawler.api.urls")),

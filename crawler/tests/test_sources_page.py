@@ -48,7 +48,7 @@ def test_the_list_shows_each_sources_state_in_a_fixed_number_of_queries(client, 
         page = client.get(SOURCES).content.decode()
     row = page.split('data-source="alpha"')[1].split("</tr>")[0]
     assert "7 found, 4 updated" in row
-    assert '<td data-col="chapters-queued">3</td>' in row
+    assert '<td data-col="chapters-queued" data-label="Chapters queued">3</td>' in row
     assert ">2</a></td>" in row.split('data-col="dead-jobs"')[1]
     assert "429 from the site" in row and "0.5/s, 3 at once" in row
 
