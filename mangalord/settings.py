@@ -123,6 +123,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    # Swagger UI and ReDoc as static files of ours: the API docs work with no internet access.
+    "drf_spectacular_sidecar",
     "channels",
     "axes",
     "accounts",
@@ -395,6 +397,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Library and crawler-control API of a self-hosted manga library server.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Crawler -----------------------------------------------------------------
