@@ -179,3 +179,7 @@ class ChapterAdmin(OperatorActions, catalog_admin.ChapterAdmin):
             target_id=ids[0] if len(ids) == 1 else "",
         )
         _report_enqueued(self, request, enqueued)
+
+
+# The admin's home page links the crawler's own pages (dashboard, and Sources for operators).
+admin.site.index_template = "admin/crawler_index.html"
