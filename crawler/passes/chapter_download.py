@@ -26,7 +26,15 @@ from django.utils import timezone
 from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream
-from crawler.errors import CrawlerError, ImageRefused, ImageRejected, JobCancelled, RetryLater, SessionExpired
+from crawler.errors import (
+    CrawlerError,
+    ImageRefused,
+    ImageRejected,
+    JobCancelled,
+    RetryLater,
+    SessionExpired,
+    SourceBusy,
+)
 from crawler.events import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
@@ -51,8 +59,8 @@ def download_chapter(chapter: Chapter, source: SourceAdapter, *, status: StatusH
     The chapter shows in the live status with its page count while it runs.
     On success the chapter is `done` with its `page_count`. On failure it is
     marked `failed` and the error propagates so the queue retries the job; on
-    cancellation or an expired session it goes back to `queued`, since the
-    released job will run again.
+    cancellation, an expired session, a cooling or busy source it goes back
+    to `queued`, since the released job will run again.
     """
     manga = chapter.manga
     with status.begin_chapter(
@@ -61,7 +69,7 @@ def download_chapter(chapter: Chapter, source: SourceAdapter, *, status: StatusH
         _set_state(chapter, Chapter.SyncState.DOWNLOADING)
         try:
             stored = _download(chapter, source, status=status, cancel=cancel)
-        except (JobCancelled, SessionExpired, RetryLater):
+        except (JobCancelled, SessionExpired, RetryLater, SourceBusy):
             _set_state(chapter, Chapter.SyncState.QUEUED)
             raise
         except Exception:
