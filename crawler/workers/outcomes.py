@@ -8,6 +8,7 @@ failure is settled the same way by every loop and is tested without one:
 | returned                         | DONE        | `ack_done` (batched)             |
 | `SessionExpired` (login wall)    | PAUSE       | `release`, flag and pause source |
 | `JobCancelled` (not by the loop) | RELEASE     | `release`                        |
+| `SourceBusy` (others have it)    | RELEASE     | `release`                        |
 | lost database connection         | RELEASE     | `release` (an outage of ours)    |
 | `RetryLater` (Retry-After)       | DEFER       | `defer` until the given time     |
 | `PermanentError` (deterministic: | DEAD        | `ack_dead` with the reason       |
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import enum
 
-from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired
+from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired, SourceBusy
 from crawler.workers.outage import is_connection_lost
 
 
@@ -38,7 +39,7 @@ def disposition(error: BaseException | None) -> Disposition:
         return Disposition.DONE
     if isinstance(error, SessionExpired):
         return Disposition.PAUSE
-    if isinstance(error, JobCancelled) or is_connection_lost(error):
+    if isinstance(error, (JobCancelled, SourceBusy)) or is_connection_lost(error):
         return Disposition.RELEASE
     if isinstance(error, RetryLater):
         return Disposition.DEFER
