@@ -156,7 +156,13 @@ class Chapter(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["source", "source_chapter_key"], name="chapter_unique_source_key"),
         ]
-        indexes = [models.Index(fields=["manga", "number"], name="chapter_manga_number_idx")]
+        indexes = [
+            models.Index(fields=["manga", "number"], name="chapter_manga_number_idx"),
+            # The admin's chapter list sorts by Meta.ordering: a page is an index walk, not a sort of every chapter.
+            models.Index(fields=["number", "created_at"], name="chapter_ordering_idx"),
+            # The dashboard's chapters per source and download state (crawler.status.sources): index-only.
+            models.Index(fields=["source", "sync_state"], name="chapter_source_state_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.manga_id} #{self.number}"

@@ -17,9 +17,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from catalog import admin as catalog_admin
-from catalog.models import Chapter, Manga
-from crawler import control
-from crawler.control import backlog
+from catalog.models import Chapter, Manga, Source
+from crawler import control, download_policy
+from crawler.control import backlog, downloads
 from crawler.control.operators import can_operate
 from crawler.models import AuditEvent, CrawlerState, Job, JobState, SourceThrottle, WorkerStatus
 
@@ -179,3 +179,49 @@ class ChapterAdmin(OperatorActions, catalog_admin.ChapterAdmin):
             target_id=ids[0] if len(ids) == 1 else "",
         )
         _report_enqueued(self, request, enqueued)
+
+
+admin.site.unregister(Source)
+
+
+@admin.register(Source)
+class SourceAdmin(OperatorActions, catalog_admin.SourceAdmin):
+    """Sources with their download policy: switched by action, or by editing `download` in the settings."""
+
+    list_display = (*catalog_admin.SourceAdmin.list_display, "download")
+    actions = ("download_all", "download_followed")
+
+    @admin.display(description="download")
+    def download(self, source: Source) -> str:
+        return (source.settings or {}).get(download_policy.KEY, download_policy.ALL)
+
+    def save_model(self, request: HttpRequest, obj: Source, form: Any, change: bool) -> None:
+        """A policy edited in the settings JSON queues or withdraws downloads like the actions do."""
+        before = download_policy.ALL
+        if change:
+            stored = Source.objects.filter(pk=obj.pk).values_list("settings", flat=True).first() or {}
+            before = stored.get(download_policy.KEY, download_policy.ALL)
+        super().save_model(request, obj, form, change)
+        after = download_policy.policy_of(obj)
+        if change and before != after:
+            self._report(request, downloads.apply_switch(obj, before, after))
+
+    def _switch(self, request: HttpRequest, queryset: QuerySet[Source], policy: str) -> None:
+        for source_id in queryset.values_list("id", flat=True):
+            self._report(request, downloads.set_download_policy(actor=request.user, source_id=source_id, policy=policy))
+
+    def _report(self, request: HttpRequest, switch: downloads.PolicySwitch) -> None:
+        self.message_user(
+            request,
+            f"{switch.source_id}: download {switch.before} -> {switch.after}; queued {switch.enqueued} chapter(s), "
+            f"withdrew {switch.withdrawn} pending download(s).",
+            messages.SUCCESS,
+        )
+
+    @admin.action(description="Download pages of every manga", permissions=["operate"])
+    def download_all(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
+        self._switch(request, queryset, download_policy.ALL)
+
+    @admin.action(description="Download pages of followed (bookmarked) mangas only", permissions=["operate"])
+    def download_followed(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
+        self._switch(request, queryset, download_policy.FOLLOWED)

@@ -380,6 +380,8 @@ if CRAWLER_HEARTBEAT_SECS >= CRAWLER_LEASE_SECS:
 CRAWLER_MAX_ATTEMPTS = _positive("CRAWLER_MAX_ATTEMPTS", 5)
 CRAWLER_MAX_DEFERRALS = _positive("CRAWLER_MAX_DEFERRALS", 20)
 CRAWLER_DONE_RETENTION_DAYS = _non_negative("CRAWLER_DONE_RETENTION_DAYS", 7)
+# How long the dashboard's per-source figures (chapters by download state, storage used) are reused.
+CRAWLER_SOURCE_STATS_SECS = _non_negative("CRAWLER_SOURCE_STATS_SECS", 60)
 CRAWLER_MAX_IMAGE_BYTES = _positive("CRAWLER_MAX_IMAGE_BYTES", 64 * 1024 * 1024)
 CRAWLER_MAX_IMAGE_PIXELS = _positive("CRAWLER_MAX_IMAGE_PIXELS", 50_000_000)
 # Memory one image decode may hold (catalog.imaging): GIF and AVIF pages whose whole frame needs more are refused

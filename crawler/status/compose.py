@@ -18,6 +18,7 @@ from crawler.models import Job, JobState, WorkerStatus
 from crawler.queue.payloads import KINDS
 from crawler.sources import limiter
 from crawler.status.publish import HEARTBEAT_SECS
+from crawler.status.sources import source_stats
 
 # A worker that missed three heartbeats is gone (killed, host down, hung).
 GONE_AFTER = timedelta(seconds=3 * HEARTBEAT_SECS)
@@ -95,6 +96,8 @@ def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, i
         # Sources told to come back later (429/503 Retry-After): no worker requests them until `until`.
         "cooling_down": limiter.cooling_status(now),
         "last_pass": runtime.latest_pass_summary(),
+        # Per source: download policy, chapters downloaded / waiting / not wanted, storage (memoised).
+        "sources": source_stats(),
         # Workers that lost their database connection and are retrying (crawler.workers.outage); a worker
         # whose outage outlasts its heartbeat shows it here as its last word, marked gone.
         "database_unavailable": [

@@ -207,6 +207,23 @@
     fill($("cd-queue").tBodies[0], rows, "No queue data.", 4);
   }
 
+  function bytes(n) {
+    var units = ["B", "KiB", "MiB", "GiB", "TiB"], i = 0;
+    while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+    return (i ? n.toFixed(1) : String(n)) + " " + units[i];
+  }
+
+  function renderSources(stats) {
+    var rows = ((stats && stats.sources) || []).map(function (s) {
+      return el("tr", { "data-source": s.source_id }, [
+        el("th", { scope: "row", text: s.source_id }), cell(s.download), cell(s.downloaded), cell(s.waiting),
+        cell(s.not_wanted), cell(s.failed), cell(bytes(s.stored_bytes)),
+      ]);
+    });
+    fill($("cd-sources").tBodies[0], rows, "No source yet.", 7);
+    $("cd-sources-counted").textContent = stats && stats.counted_at ? "Counted " + when(stats.counted_at) + "." : "";
+  }
+
   function renderWorkers(workers) {
     var rows = (workers || []).map(function (w) {
       var phase = w.phase || {};
@@ -252,6 +269,7 @@
     renderFlags(status);
     renderChapters(status);
     renderQueue(status.queue);
+    renderSources(status.sources);
     renderWorkers(status.workers);
     renderLastPass(status.last_pass);
     deadTotal = Object.keys(status.queue || {}).reduce(function (n, k) { return n + (status.queue[k].dead || 0); }, 0);
