@@ -96,9 +96,9 @@ class Manga(models.Model):
                 name="manga_latest_chapter_idx",
             ),
             # Used by the dashboard's "missing covers" backlog list
-            # (crawler.control.backlog), newest first, LIMIT/OFFSET.
+            # (crawler.control.backlog), newest first, keyset-paged (the id breaks ties).
             models.Index(
-                fields=["-updated_at"],
+                fields=["-updated_at", "-id"],
                 name="mangas_missing_cover_idx",
                 condition=~Q(cover_state="stored"),
             ),

@@ -10,10 +10,11 @@ admins of `catalog.admin` are re-registered here with the "queue downloads"
 actions, because the crawler owns the queue they act on.
 """
 
+import uuid
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from catalog import admin as catalog_admin
@@ -22,6 +23,7 @@ from crawler import control, download_policy
 from crawler.control import backlog, downloads
 from crawler.control.operators import can_operate
 from crawler.models import AuditEvent, CrawlerState, Job, JobState, SourceThrottle, WorkerStatus
+from crawler.queue.payloads import KINDS
 
 
 class OperatorActions:
@@ -31,10 +33,23 @@ class OperatorActions:
         return can_operate(request.user)
 
 
+class KindFilter(admin.SimpleListFilter):
+    """The job kinds from the payload registry: a fixed list, not a SELECT DISTINCT over millions of jobs."""
+
+    title = "kind"
+    parameter_name = "kind__exact"  # the URL the plain field filter used, so saved links keep working
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [(kind, kind) for kind in sorted(KINDS)]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Job]) -> QuerySet[Job]:
+        return queryset.filter(kind=self.value()) if self.value() else queryset
+
+
 @admin.register(Job)
-class JobAdmin(OperatorActions, admin.ModelAdmin):
+class JobAdmin(OperatorActions, catalog_admin.BigTableAdmin):
     list_display = ("id", "kind", "state", "label", "attempts", "max_attempts", "scheduled_at", "updated_at")
-    list_filter = ("state", "kind")
+    list_filter = ("state", KindFilter)
     # Title search follows crawler.control.backlog: payload title for sync_manga rows, manga title otherwise.
     search_fields = ("id",)
     search_help_text = "Payload title (sync_manga), manga title, or job id."
@@ -53,8 +68,12 @@ class JobAdmin(OperatorActions, admin.ModelAdmin):
         term = search_term.strip()
         if not term:
             return queryset, False
-        by_id, _ = super().get_search_results(request, queryset, term)
-        return queryset.filter(backlog.job_search_q(term)) | by_id, False
+        matches = backlog.job_search_q(term)
+        try:  # a job id is matched whole (the primary key), never as a substring of every id
+            matches |= Q(pk=uuid.UUID(term))
+        except ValueError:
+            pass
+        return queryset.filter(matches), False
 
     @admin.action(description="Requeue selected dead jobs", permissions=["operate"])
     def requeue_dead(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
