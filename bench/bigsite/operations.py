@@ -80,6 +80,15 @@ def _deep_title_cursor(size: Size) -> str:
     return TitleCursor(title, key).encode()
 
 
+def _deep_backlog_cursor(size: Size) -> str:
+    """The backlog's `after` cursor of the active job 90 % of the way down the lease order (found once, untimed)."""
+    from catalog.api import seek
+    from crawler.control import backlog
+
+    row = backlog.active_jobs()[int(size.pending * 0.9)]
+    return seek.encode(row, backlog.LEASE_ORDER)
+
+
 def _enqueue_with_dedup() -> Callable[[], Any]:
     """50 chapters already in flight (skipped) and 50 new ones, as a chapter sync of a busy manga enqueues."""
     from crawler import queue
@@ -113,6 +122,10 @@ def operations(size: Size) -> list[Operation]:
         Operation("status API", _get(client, f"{admin}/")),
         Operation("backlog first page", _get(client, f"{admin}/backlog/")),
         Operation("backlog deep page (90 %)", _get(client, f"{admin}/backlog/", page=deep_backlog_page)),
+        Operation(
+            "backlog deep page (90 %, cursor)",
+            _get(client, f"{admin}/backlog/", page=deep_backlog_page, after=_deep_backlog_cursor(size)),
+        ),
         Operation("backlog search", _get(client, f"{admin}/backlog/", q=SEARCH)),
         Operation("history search", _get(client, f"{admin}/history/", q=SEARCH)),
         Operation("dead-job search", _get(client, f"{admin}/dead-jobs/", q=SEARCH)),

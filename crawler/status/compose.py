@@ -10,11 +10,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count
 from django.utils import timezone
 
+from catalog import disk
 from crawler import runtime
 from crawler.models import Job, JobState, WorkerStatus
+from crawler.passes import disk_guard
 from crawler.queue.payloads import KINDS
 from crawler.sources import limiter
 from crawler.status.publish import HEARTBEAT_SECS
@@ -96,6 +99,8 @@ def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, i
         # Sources told to come back later (429/503 Retry-After): no worker requests them until `until`.
         "cooling_down": limiter.cooling_status(now),
         "last_pass": runtime.latest_pass_summary(),
+        # Page downloads paused for want of disk space (CRAWLER_MIN_FREE_DISK), and the space left.
+        "storage": storage_status(live),
         # Per source: download policy, chapters downloaded / waiting / not wanted, storage (memoised).
         "sources": source_stats(),
         # Workers that lost their database connection and are retrying (crawler.workers.outage); a worker
@@ -110,6 +115,18 @@ def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, i
             if w["flags"].get("database_unavailable_since")
         ],
     }
+
+
+def storage_status(live_workers: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whether page downloads are paused and why: as a live worker reported it, or as this process sees MEDIA_ROOT."""
+    reported = [w["flags"]["storage_paused"] for w in live_workers if w["flags"].get("storage_paused")]
+    reason = disk_guard.storage_paused() or (reported[0] if reported else None)
+    status: dict[str, Any] = {"downloads_paused": reason is not None, "reason": reason}
+    if settings.STORAGE_BACKEND == "filesystem":
+        space = disk.media_space(str(settings.MEDIA_ROOT))
+        floor = settings.CRAWLER_MIN_FREE_DISK
+        status |= {"free_bytes": space.free, "total_bytes": space.total, "floor_bytes": floor.of(space.total)}
+    return status
 
 
 def _worker_entry(row: WorkerStatus, now: datetime) -> dict[str, Any]:

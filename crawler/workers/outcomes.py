@@ -7,6 +7,8 @@ failure is settled the same way by every loop and is tested without one:
 |----------------------------------|-------------|----------------------------------|
 | returned                         | DONE        | `ack_done` (batched)             |
 | `SessionExpired` (login wall)    | PAUSE       | `release`, flag and pause source |
+| `StorageFull`, or a write that   | HOLD        | `release`, pause page downloads  |
+| found the disk full (ENOSPC)     |             | until there is room again        |
 | `JobCancelled` (not by the loop) | RELEASE     | `release`                        |
 | lost database connection         | RELEASE     | `release` (an outage of ours)    |
 | `RetryLater` (Retry-After)       | DEFER       | `defer` until the given time     |
@@ -18,14 +20,16 @@ failure is settled the same way by every loop and is tested without one:
 from __future__ import annotations
 
 import enum
+import errno
 
-from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired
+from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired, StorageFull
 from crawler.workers.outage import is_connection_lost
 
 
 class Disposition(enum.Enum):
     DONE = "done"
     PAUSE = "pause"
+    HOLD = "hold"
     RELEASE = "release"
     DEFER = "defer"
     DEAD = "dead"
@@ -38,6 +42,8 @@ def disposition(error: BaseException | None) -> Disposition:
         return Disposition.DONE
     if isinstance(error, SessionExpired):
         return Disposition.PAUSE
+    if isinstance(error, StorageFull) or (isinstance(error, OSError) and error.errno == errno.ENOSPC):
+        return Disposition.HOLD
     if isinstance(error, JobCancelled) or is_connection_lost(error):
         return Disposition.RELEASE
     if isinstance(error, RetryLater):

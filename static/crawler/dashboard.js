@@ -161,6 +161,9 @@
     (status.cooling_down || []).forEach(function (cooling) {
       flags.push(["cd-pill-wait", "Cooling down: " + cooling.source_id + " until " + when(cooling.until)]);
     });
+    if (status.storage && status.storage.downloads_paused) {
+      flags.push(["cd-pill-bad", "Page downloads paused: " + status.storage.reason]);
+    }
     if (status.circuit && status.circuit.open) {
       flags.push(["cd-pill-bad", "Circuit open until " + when(status.circuit.open_until)]);
     }
@@ -213,7 +216,7 @@
     return (i ? n.toFixed(1) : String(n)) + " " + units[i];
   }
 
-  function renderSources(stats) {
+  function renderSources(stats, storage) {
     var rows = ((stats && stats.sources) || []).map(function (s) {
       return el("tr", { "data-source": s.source_id }, [
         el("th", { scope: "row", text: s.source_id }), cell(s.download), cell(s.downloaded), cell(s.waiting),
@@ -221,7 +224,12 @@
       ]);
     });
     fill($("cd-sources").tBodies[0], rows, "No source yet.", 7);
-    $("cd-sources-counted").textContent = stats && stats.counted_at ? "Counted " + when(stats.counted_at) + "." : "";
+    var text = stats && stats.counted_at ? "Counted " + when(stats.counted_at) + "." : "";
+    if (storage && storage.total_bytes) {
+      text += " Disk: " + bytes(storage.free_bytes) + " free of " + bytes(storage.total_bytes) +
+        "; page downloads pause under " + bytes(storage.floor_bytes) + " (CRAWLER_MIN_FREE_DISK).";
+    }
+    $("cd-sources-counted").textContent = text;
   }
 
   function renderWorkers(workers) {
@@ -269,7 +277,7 @@
     renderFlags(status);
     renderChapters(status);
     renderQueue(status.queue);
-    renderSources(status.sources);
+    renderSources(status.sources, status.storage);
     renderWorkers(status.workers);
     renderLastPass(status.last_pass);
     deadTotal = Object.keys(status.queue || {}).reduce(function (n, k) { return n + (status.queue[k].dead || 0); }, 0);
