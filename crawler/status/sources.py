@@ -1,4 +1,5 @@
-"""Per source, for the dashboard: download policy, chapters downloaded / waiting / not wanted, storage used.
+"""Per source, for the dashboard: download policy, chapters downloaded / waiting / not wanted, storage used;
+and the free space under MEDIA_ROOT.
 
 Counting a big site's chapters (1.5 million rows) or summing its pages'
 bytes is not something every status refresh can pay for, so the figures are
@@ -17,6 +18,7 @@ from django.core.cache import cache
 from django.db.models import Count, Sum
 from django.utils import timezone
 
+from catalog import disk
 from catalog.models import Chapter, Page, Source
 from crawler import download_policy
 
@@ -76,5 +78,9 @@ def source_stats() -> dict[str, Any]:
             for source_id, counts in sorted(downloads.items())
         ],
     }
+    if settings.STORAGE_BACKEND == "filesystem":
+        space = disk.media_space(str(settings.MEDIA_ROOT))
+        floor = settings.CRAWLER_MIN_FREE_DISK.of(space.total)
+        stats["disk"] = {"free_bytes": space.free, "total_bytes": space.total, "floor_bytes": floor}
     cache.set(CACHE_KEY, stats, settings.CRAWLER_SOURCE_STATS_SECS)
     return stats

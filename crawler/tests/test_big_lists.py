@@ -104,3 +104,17 @@ def test_job_admin_kind_filter_lists_registered_kinds_without_scanning_the_table
     assert b"analyze_page" in response.content  # a kind with no job still offered: the registry's list
     assert not [q["sql"] for q in queries if "DISTINCT" in q["sql"].upper()]
     assert not [q["sql"] for q in queries if "COUNT(*)" in q["sql"] and "LIMIT" not in q["sql"]]
+
+
+def test_queue_counts_are_exact_under_the_bound_and_marked_estimated_over_it(db, monkeypatch):
+    if connection.vendor != "postgresql":
+        pytest.skip("estimates are the PostgreSQL planner's")
+    from crawler.status import compose
+
+    for n in range(5):
+        f.job(SyncManga(source_id="demo", source_manga_key=f"k{n}", title=f"T{n}"))
+    assert compose.queue_counts()["sync_manga"] == {"pending": 5, "running": 0, "dead": 0}
+    monkeypatch.setattr(compose, "COUNT_EXACT_UP_TO", 3)
+    counted = compose.queue_counts()["sync_manga"]
+    assert counted["estimated"] == ["pending"] and counted["pending"] >= 3
+    assert (counted["running"], counted["dead"]) == (0, 0)

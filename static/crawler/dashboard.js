@@ -203,7 +203,9 @@
   function renderQueue(queue) {
     var rows = Object.keys(queue || {}).sort().map(function (kind) {
       var c = queue[kind];
-      var row = el("tr", { "data-kind": kind }, [el("th", { scope: "row", text: kind }), cell(c.pending), cell(c.running), cell(c.dead)]);
+      // Groups over the exact-count bound are the planner's estimate: marked "~".
+      var shown = function (state) { return ((c.estimated || []).indexOf(state) >= 0 ? "~" : "") + c[state]; };
+      var row = el("tr", { "data-kind": kind }, [el("th", { scope: "row", text: kind }), cell(shown("pending")), cell(shown("running")), cell(shown("dead"))]);
       if (c.dead) row.classList.add("cd-has-dead");
       return row;
     });
@@ -216,7 +218,7 @@
     return (i ? n.toFixed(1) : String(n)) + " " + units[i];
   }
 
-  function renderSources(stats, storage) {
+  function renderSources(stats) {
     var rows = ((stats && stats.sources) || []).map(function (s) {
       return el("tr", { "data-source": s.source_id }, [
         el("th", { scope: "row", text: s.source_id }), cell(s.download), cell(s.downloaded), cell(s.waiting),
@@ -225,9 +227,10 @@
     });
     fill($("cd-sources").tBodies[0], rows, "No source yet.", 7);
     var text = stats && stats.counted_at ? "Counted " + when(stats.counted_at) + "." : "";
-    if (storage && storage.total_bytes) {
-      text += " Disk: " + bytes(storage.free_bytes) + " free of " + bytes(storage.total_bytes) +
-        "; page downloads pause under " + bytes(storage.floor_bytes) + " (CRAWLER_MIN_FREE_DISK).";
+    var space = stats && stats.disk;
+    if (space) {
+      text += " Disk: " + bytes(space.free_bytes) + " free of " + bytes(space.total_bytes) +
+        "; page downloads pause under " + bytes(space.floor_bytes) + " (CRAWLER_MIN_FREE_DISK).";
     }
     $("cd-sources-counted").textContent = text;
   }
@@ -277,7 +280,7 @@
     renderFlags(status);
     renderChapters(status);
     renderQueue(status.queue);
-    renderSources(status.sources, status.storage);
+    renderSources(status.sources);
     renderWorkers(status.workers);
     renderLastPass(status.last_pass);
     deadTotal = Object.keys(status.queue || {}).reduce(function (n, k) { return n + (status.queue[k].dead || 0); }, 0);
