@@ -20,6 +20,7 @@ __all__ = [
     "SourceConfigError",
     "SourceCoolingDown",
     "SourceUnavailable",
+    "StorageFull",
 ]
 
 
@@ -31,6 +32,14 @@ class SessionExpired(CrawlerError):
     """The source answered with its login wall. Not the job's fault: the worker
     releases the lease, sets the sticky `session_expired` flag and pauses
     session-needing work until an operator refreshes the session."""
+
+
+class StorageFull(CrawlerError):
+    """Free disk space is under CRAWLER_MIN_FREE_DISK (or a page write found the disk full).
+
+    Not the job's fault: the worker releases it (no attempt spent) and stops
+    leasing page downloads until there is room again (crawler.passes.disk_guard).
+    """
 
 
 class SourceUnavailable(CrawlerError):

@@ -85,7 +85,8 @@ class Job(models.Model):
                 condition=Q(state__in=["pending", "running"]),
             ),
             # Used by the dashboard's dead-jobs list (crawler.api dead-jobs), newest first.
-            models.Index(fields=["-updated_at"], name="crawler_jobs_dead_idx", condition=Q(state="dead")),
+            # The id breaks ties so a keyset page (catalog.api.seek) starts exactly after the previous one.
+            models.Index(fields=["-updated_at", "-id"], name="crawler_jobs_dead_idx", condition=Q(state="dead")),
             # Every lease and ack writes a new row version and so an entry in
             # each index whose condition it meets: the indexes below leave out
             # what no query asks for (done rows, unset references), five index
@@ -96,7 +97,8 @@ class Job(models.Model):
                 name="crawler_jobs_counted_idx",
                 condition=Q(state__in=["pending", "running", "dead"]),
             ),
-            models.Index(fields=["-updated_at"], name="crawler_jobs_updated_idx"),
+            # Used by the job history (newest change first, keyset-paged: id breaks ties).
+            models.Index(fields=["-updated_at", "-id"], name="crawler_jobs_updated_idx"),
             # Requeue by manga, chapter or page (crawler.queue.dead_jobs_in_scope) and the admin's labels.
             models.Index(fields=["manga"], name="crawler_jobs_manga_idx", condition=Q(manga__isnull=False)),
             models.Index(fields=["chapter"], name="crawler_jobs_chapter_idx", condition=Q(chapter__isnull=False)),

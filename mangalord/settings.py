@@ -16,6 +16,7 @@ from typing import Any
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from catalog.disk import parse_floor
 from mangalord.secret import secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -419,6 +420,13 @@ if CRAWLER_HEARTBEAT_SECS >= CRAWLER_LEASE_SECS:
 CRAWLER_MAX_ATTEMPTS = _positive("CRAWLER_MAX_ATTEMPTS", 5)
 CRAWLER_MAX_DEFERRALS = _positive("CRAWLER_MAX_DEFERRALS", 20)
 CRAWLER_DONE_RETENTION_DAYS = _non_negative("CRAWLER_DONE_RETENTION_DAYS", 7)
+# Free space kept under MEDIA_ROOT: below it page downloads pause (jobs released, nothing failed) until
+# there is room again. Bytes with a unit (5GiB, 500MB) or a share of the disk (5%); 0 turns the guard off.
+CRAWLER_MIN_FREE_DISK = _read(
+    "CRAWLER_MIN_FREE_DISK", lambda name, default: parse_floor(env.str(name, default=default)), "1GiB"
+)
+# How long the dashboard's per-source figures (chapters by download state, storage used) are reused.
+CRAWLER_SOURCE_STATS_SECS = _non_negative("CRAWLER_SOURCE_STATS_SECS", 60)
 CRAWLER_MAX_IMAGE_BYTES = _positive("CRAWLER_MAX_IMAGE_BYTES", 64 * 1024 * 1024)
 CRAWLER_MAX_IMAGE_PIXELS = _positive("CRAWLER_MAX_IMAGE_PIXELS", 50_000_000)
 # Memory one image decode may hold (catalog.imaging): GIF and AVIF pages whose whole frame needs more are refused

@@ -110,6 +110,12 @@ class BacklogQuery(JobListQuery):
     # Bounded so the OFFSET it becomes fits the database's bigint (a bigger page is a 400, not a 500).
     page = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=1)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=100, default=50)
+    after = serializers.CharField(
+        required=False, max_length=500, help_text="Active jobs after this cursor (`next_after` of a page)."
+    )
+    covers_after = serializers.CharField(
+        required=False, max_length=500, help_text="Missing covers after this cursor (`next_after` of a page)."
+    )
 
 
 # --- outputs -------------------------------------------------------------------------
@@ -188,7 +194,9 @@ class RequeueResponseSerializer(serializers.Serializer):
 
 
 class ListPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
+    count = serializers.IntegerField(help_text="Rows, counted up to CATALOG_SEARCH_COUNT_CAP.")
+    count_exact = serializers.BooleanField(help_text="False when `count` is that cap (a lower bound).")
+    next_after = serializers.CharField(allow_null=True, help_text="Cursor of the next page, null on the last.")
 
 
 class ActiveJobsPageSerializer(ListPageSerializer):

@@ -769,6 +769,21 @@ def reap_done(retention_days: int) -> int:
     return deleted
 
 
+def withdraw_pending(jobs: QuerySet[Job]) -> list[uuid.UUID]:
+    """Delete the jobs among `jobs` that are still pending (nobody wants their work any more); their chapter ids.
+
+    For a source switched to downloading followed mangas only. One statement,
+    guarded on `state = 'pending'`: a job a worker leased meanwhile finishes,
+    and a chapter id comes back only for a job this call removed.
+    """
+    chosen, params = jobs.values("id").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM crawler_jobs WHERE state = 'pending' AND id IN ({chosen}) RETURNING chapter_id", params
+        )
+        return [row[0] for row in cursor.fetchall() if row[0] is not None]
+
+
 # --- dead-letter requeue -------------------------------------------------------------
 
 

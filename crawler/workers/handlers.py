@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from catalog.models import Chapter, Manga, MangaSource, Source
 from crawler import status as phases
 from crawler.errors import CrawlerError, SourceConfigError
+from crawler.passes.disk_guard import ensure_room_for_pages
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.passes.pipeline import download_chapter, process_manga_ref, sync_chapters
 from crawler.passes.reconcile import run_reconcile
@@ -127,6 +128,7 @@ def handle_sync_chapter_content(payload: SyncChapterContent, ctx: JobContext) ->
     if chapter is None:
         logger.warning("sync_chapter_content: chapter %s no longer exists; nothing to do", payload.chapter_id)
         return
+    ensure_room_for_pages()  # a job leased just before the disk filled: released, not failed
     with _open_source(row, ctx) as source:
         download_chapter(chapter, source, status=ctx.status, cancel=ctx.cancel)
 

@@ -65,7 +65,9 @@ from django.utils import timezone
 
 from crawler import queue, runtime
 from crawler.errors import RetryLater
+from crawler.passes.disk_guard import storage_paused
 from crawler.queue import Lease
+from crawler.queue.payloads import SyncChapterContent
 from crawler.signals import control_changed
 from crawler.sources import limiter
 from crawler.sources.slots import busy_sources
@@ -171,6 +173,8 @@ class Worker:
         self.in_flight: dict[Any, InFlight] = {}
         self.breaker = circuit.CircuitState()
         self.paused_sources: set[str] = set()
+        # Why page downloads wait (free disk under CRAWLER_MIN_FREE_DISK), or None: crawler.passes.disk_guard.
+        self.storage_paused: str | None = None
         self.cooling_sources: set[str] = set()
         self.browser: Any = None
         self.acks = AckBatch(config.ack_batch, config.ack_delay_secs)
@@ -291,6 +295,8 @@ class Worker:
             self.run_periodic()
             if excluded := self.lease_exclusions():
                 self.give_back_buffered(lambda lease: _source_id(lease) in excluded, "source paused or cooling")
+            if self.storage_paused:
+                self.give_back_buffered(lambda lease: lease.kind == SyncChapterContent.kind, "disk under its floor")
         if self.stop_event.is_set() or circuit.is_open(self.breaker, self.clock()):
             if not self.stop_event.is_set():  # stopping: shutdown gives the buffer back
                 self.give_back_buffered(lambda _lease: True, "circuit open")
@@ -299,7 +305,8 @@ class Worker:
             return False
         started = self.fill_slots()
         wanted = leases_wanted(self.pool.free(), len(self.buffered), self.lease_ahead(), self.config.concurrency)
-        if wanted <= 0:
+        kinds = self.leasable_kinds()
+        if wanted <= 0 or not kinds:
             if self.acks.due():
                 self.flush_acks()
             return started > 0
@@ -311,7 +318,7 @@ class Worker:
                 "lease",
                 queue.ack_done_many_and_lease,
                 done,
-                self.config.kinds,
+                kinds,
                 wanted,
                 timedelta(seconds=self.config.lease_secs),
                 exclude_sources=self.lease_exclusions(),
@@ -357,6 +364,12 @@ class Worker:
     def _give_back(self, lease: Lease, reason: str) -> None:
         self.outage.call("release", queue.release, lease)
         logger.info("buffered lease released job=%s kind=%s (%s; attempt refunded)", lease.id, lease.kind, reason)
+
+    def leasable_kinds(self) -> list[str]:
+        """The kinds to lease now: all of this worker's, less page downloads while the disk is under its floor."""
+        if self.storage_paused:
+            return [kind for kind in self.config.kinds if kind != SyncChapterContent.kind]
+        return self.config.kinds
 
     def lease_exclusions(self) -> set[str]:
         """Source ids whose jobs this worker must not lease now: the one place leasing leaves sources out.
@@ -609,6 +622,11 @@ class Worker:
                 lease.kind,
                 source_id,
             )
+        elif outcome is Disposition.HOLD:
+            # The disk is under its floor (or a write found it full): not the job's fault.
+            self.outage.call("release", queue.release, lease)
+            self._set_storage_paused(str(error))
+            logger.warning("job released job=%s kind=%s: %s", lease.id, lease.kind, error)
         elif outcome is Disposition.RELEASE:
             # Cancelled by something other than this loop (which settles the
             # leases it cancels itself), or cut off by a database outage: give
@@ -739,7 +757,9 @@ class Worker:
     # --- control and periodic duties ------------------------------------------------------
 
     def refresh_control(self) -> None:
-        """Pick up what operators changed in any process: session refreshes and browser restarts."""
+        """Pick up what operators changed in any process: session refreshes and browser restarts; the disk's room."""
+        if SyncChapterContent.kind in self.config.kinds:
+            self._set_storage_paused(storage_paused())
         if self.config.session_kinds:
             self._set_paused(set(runtime.expired_sessions()))
             self.cooling_sources = limiter.cooling_sources()
@@ -775,6 +795,16 @@ class Worker:
             logger.info("session refreshed for %s; resuming session work", ",".join(sorted(resumed)))
         self.paused_sources = sources
         self.status.set_flag("session_expired", sorted(sources))
+
+    def _set_storage_paused(self, reason: str | None) -> None:
+        if reason == self.storage_paused:
+            return
+        if reason is None:
+            logger.info("disk has room again; resuming page downloads")
+        elif self.storage_paused is None:
+            logger.warning("%s", reason)
+        self.storage_paused = reason
+        self.status.set_flag("storage_paused", reason)
 
     def _publish_circuit(self) -> None:
         until = self.breaker.open_until

@@ -7,6 +7,8 @@ failure is settled the same way by every loop and is tested without one:
 |----------------------------------|-------------|----------------------------------|
 | returned                         | DONE        | `ack_done` (batched)             |
 | `SessionExpired` (login wall)    | PAUSE       | `release`, flag and pause source |
+| `StorageFull`, or a write that   | HOLD        | `release`, pause page downloads  |
+| found the disk full (ENOSPC)     |             | until there is room again        |
 | `JobCancelled` (not by the loop) | RELEASE     | `release`                        |
 | `SourceBusy` (others have it)    | RELEASE     | `release`                        |
 | lost database connection         | RELEASE     | `release` (an outage of ours)    |
@@ -19,14 +21,16 @@ failure is settled the same way by every loop and is tested without one:
 from __future__ import annotations
 
 import enum
+import errno
 
-from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired, SourceBusy
+from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired, SourceBusy, StorageFull
 from crawler.workers.outage import is_connection_lost
 
 
 class Disposition(enum.Enum):
     DONE = "done"
     PAUSE = "pause"
+    HOLD = "hold"
     RELEASE = "release"
     DEFER = "defer"
     DEAD = "dead"
@@ -39,6 +43,8 @@ def disposition(error: BaseException | None) -> Disposition:
         return Disposition.DONE
     if isinstance(error, SessionExpired):
         return Disposition.PAUSE
+    if isinstance(error, StorageFull) or (isinstance(error, OSError) and error.errno == errno.ENOSPC):
+        return Disposition.HOLD
     if isinstance(error, (JobCancelled, SourceBusy)) or is_connection_lost(error):
         return Disposition.RELEASE
     if isinstance(error, RetryLater):
