@@ -21,7 +21,8 @@ from catalog.models import Chapter, Manga
 from crawler import control
 from crawler.control import backlog
 from crawler.control.operators import can_operate
-from crawler.models import AuditEvent, CrawlerState, Job, JobState, SourceThrottle, WorkerStatus
+from crawler.models import AuditEvent, CrawlerState, SourceThrottle
+from jobs.models import Job, JobState, WorkerStatus
 
 
 class OperatorActions:

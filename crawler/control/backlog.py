@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from catalog.models import Manga
-from crawler.models import IN_FLIGHT_STATES, Job, JobState
+from jobs.models import IN_FLIGHT_STATES, Job, JobState
 
 SYNC_MANGA = "sync_manga"
 

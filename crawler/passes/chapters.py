@@ -21,9 +21,9 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from catalog.models import Chapter, Manga, Source
-from crawler.queue import enqueue_many
-from crawler.queue.payloads import SyncChapterContent
+from crawler.payloads import SyncChapterContent
 from crawler.sources.base import SourceChapter
+from jobs.queue import enqueue_many
 
 logger = logging.getLogger(__name__)
 

@@ -30,10 +30,11 @@ from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from crawler.errors import JobCancelled, SourceCoolingDown, SourceUnavailable
+from crawler.errors import SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
 from crawler.sources.gate import NOTHING_HELD, Held
 from crawler.sources.politeness import Decision, Politeness, Verdict, cooling_ends, decide, refill
+from jobs.errors import JobCancelled
 
 logger = logging.getLogger(__name__)
 

@@ -14,10 +14,10 @@ from django.db.models import Count
 from django.utils import timezone
 
 from crawler import runtime
-from crawler.models import Job, JobState, WorkerStatus
-from crawler.queue.payloads import KINDS
 from crawler.sources import limiter
 from crawler.status.publish import HEARTBEAT_SECS
+from jobs import kinds
+from jobs.models import Job, JobState, WorkerStatus
 
 # A worker that missed three heartbeats is gone (killed, host down, hung).
 GONE_AFTER = timedelta(seconds=3 * HEARTBEAT_SECS)
@@ -32,7 +32,7 @@ PHASE_PRIORITY = ("fetching_metadata", "reconciling", "cover_backfill", "walking
 
 def queue_counts() -> dict[str, dict[str, int]]:
     """`counts[kind][state]` for the in-flight and dead states of every kind, zeros included."""
-    counts = {kind: {state.value: 0 for state in COUNTED_STATES} for kind in KINDS}
+    counts = {kind: {state.value: 0 for state in COUNTED_STATES} for kind in kinds.names()}
     rows = Job.objects.filter(state__in=COUNTED_STATES).values_list("kind", "state").annotate(n=Count("id")).order_by()
     for kind, state, n in rows:
         counts.setdefault(kind, {s.value: 0 for s in COUNTED_STATES})[state] = n
@@ -95,7 +95,7 @@ def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, i
         # Sources told to come back later (429/503 Retry-After): no worker requests them until `until`.
         "cooling_down": limiter.cooling_status(now),
         "last_pass": runtime.latest_pass_summary(),
-        # Workers that lost their database connection and are retrying (crawler.workers.outage); a worker
+        # Workers that lost their database connection and are retrying (jobs.worker.outage); a worker
         # whose outage outlasts its heartbeat shows it here as its last word, marked gone.
         "database_unavailable": [
             {

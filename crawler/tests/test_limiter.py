@@ -12,15 +12,16 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from catalog.models import Source
-from crawler import queue
 from crawler.demo_site.throttle import ServerThrottle
-from crawler.errors import JobCancelled, SourceCoolingDown, SourceUnavailable
+from crawler.errors import SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
-from crawler.queue.payloads import SyncChapterContent
+from crawler.payloads import SyncChapterContent
 from crawler.sources import get_source, limiter
 from crawler.sources.limiter import SourceLimiter
 from crawler.sources.politeness import Politeness, Verdict
 from crawler.tests.test_worker_loop import make_worker
+from jobs import queue
+from jobs.errors import JobCancelled
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_ok]
 

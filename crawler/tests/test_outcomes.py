@@ -8,14 +8,14 @@ from crawler.errors import (
     CrawlerError,
     FetchRefused,
     ImageRejected,
-    JobCancelled,
     NotFound,
     RetryLater,
     SessionExpired,
     SourceConfigError,
     SourceUnavailable,
 )
-from crawler.workers.outcomes import Disposition, disposition
+from jobs.errors import JobCancelled
+from jobs.worker.outcomes import Disposition, disposition
 
 LATER = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 

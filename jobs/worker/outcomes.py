@@ -6,7 +6,7 @@ failure is settled the same way by every loop and is tested without one:
 | handler outcome                  | disposition | queue call                       |
 |----------------------------------|-------------|----------------------------------|
 | returned                         | DONE        | `ack_done` (batched)             |
-| `SessionExpired` (login wall)    | PAUSE       | `release`, flag and pause source |
+| `Paused` (a login wall)          | PAUSE       | `release`, the role's `on_paused`|
 | `JobCancelled` (not by the loop) | RELEASE     | `release`                        |
 | lost database connection         | RELEASE     | `release` (an outage of ours)    |
 | `RetryLater` (Retry-After)       | DEFER       | `defer` until the given time     |
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import enum
 
-from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired
-from crawler.workers.outage import is_connection_lost
+from jobs.errors import JobCancelled, Paused, PermanentError, RetryLater
+from jobs.worker.outage import is_connection_lost
 
 
 class Disposition(enum.Enum):
@@ -36,7 +36,7 @@ def disposition(error: BaseException | None) -> Disposition:
     """How to settle a job whose handler finished with `error` (None: it returned)."""
     if error is None:
         return Disposition.DONE
-    if isinstance(error, SessionExpired):
+    if isinstance(error, Paused):
         return Disposition.PAUSE
     if isinstance(error, JobCancelled) or is_connection_lost(error):
         return Disposition.RELEASE
