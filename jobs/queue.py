@@ -1,8 +1,7 @@
 """The persistent job queue over `crawler_jobs`: the only code that writes job state.
 
-Subpackage `crawler.queue`: this module (the queue API), `payloads` (the typed
-job records). It stands on `crawler.models`, `crawler.signals` and
-`crawler.errors` alone; everything else in the crawler may import it.
+It stands on `jobs.models` and `jobs.payloads` alone. Dead-letter requeue is
+`jobs.requeue`, the LISTEN side of wake-ups `jobs.wakeup`.
 
 Workers `lease` rows, heartbeat with `renew` (`renew_many` for all they hold), and finish with `ack_done`,
 `ack_failed` or `release`. Every finishing call is a compare-and-set on
@@ -23,24 +22,21 @@ import enum
 import json
 import logging
 import random
-import threading
-import time
 import uuid
-from collections.abc import Collection, Iterable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
-from django.db.models import CharField, DateTimeField, Exists, ExpressionWrapper, F, Field, OuterRef, Q, QuerySet, Value
+from django.db import connection, transaction
+from django.db.models import CharField, DateTimeField, ExpressionWrapper, F, Field, Q, QuerySet, Value
 from django.db.models.functions import Concat, Greatest, Now
 from django.utils import timezone
 
-from crawler.models import IN_FLIGHT_STATES, Job, JobState
-from crawler.queue.payloads import Payload, PayloadError, decode
-from crawler.signals import can_listen, listen_connection
+from jobs.models import Job, JobState
+from jobs.payloads import Payload, PayloadError, decode
 
 logger = logging.getLogger(__name__)
 
@@ -118,17 +114,6 @@ class Lease:
     @property
     def kind(self) -> str:
         return self.payload.kind
-
-
-class RequeueScope(str, enum.Enum):
-    ALL = "all"
-    MANGA = "manga"
-    CHAPTER = "chapter"
-    JOB = "job"
-
-
-class ConfirmationRequired(ValueError):
-    """`requeue_dead(scope='all')` needs an explicit confirm."""
 
 
 def _is_postgres() -> bool:
@@ -501,6 +486,27 @@ def _warn_stale(op: str, lease_: Lease) -> None:
     )
 
 
+@contextmanager
+def holding(lease_: Lease) -> Iterator[bool]:
+    """A transaction in which the job row of `lease_` is locked; yields whether the lease is still current.
+
+    For a handler's own writes that must follow the same guard as its ack:
+    written only while `(id, lease_generation, state='running')` matches, and
+    the row lock held until commit means no release or re-lease can slip in
+    between the check and the write (a force-analyze releasing the job
+    mid-flight). A stale lease logs a warning; the caller writes nothing.
+    """
+    with transaction.atomic():
+        current = (
+            Job.objects.select_for_update()
+            .filter(id=lease_.id, lease_generation=lease_.lease_generation, state=JobState.RUNNING)
+            .exists()
+        )
+        if not current:
+            _warn_stale("holding", lease_)
+        yield current
+
+
 def renew(lease_: Lease, lease_duration: timedelta) -> bool:
     """Heartbeat: extend a still-owned lease. False means it was lost; stop that job."""
     updated = _guarded(lease_.id, lease_.lease_generation).update(
@@ -782,133 +788,3 @@ def withdraw_pending(jobs: QuerySet[Job]) -> list[uuid.UUID]:
             f"DELETE FROM crawler_jobs WHERE state = 'pending' AND id IN ({chosen}) RETURNING chapter_id", params
         )
         return [row[0] for row in cursor.fetchall() if row[0] is not None]
-
-
-# --- dead-letter requeue -------------------------------------------------------------
-
-
-def dead_jobs_in_scope(scope: RequeueScope | str, target: Any = None) -> QuerySet[Job]:
-    scope = RequeueScope(scope)
-    dead = Job.objects.filter(state=JobState.DEAD)
-    if scope is RequeueScope.ALL:
-        return dead
-    if target is None:
-        raise ValueError(f"scope {scope.value!r} needs a target id")
-    if scope is RequeueScope.JOB:
-        return dead.filter(id=target)
-    if scope is RequeueScope.CHAPTER:
-        return dead.filter(Q(chapter_id=target) | Q(page__chapter_id=target))
-    return dead.filter(Q(manga_id=target) | Q(chapter__manga_id=target) | Q(page__chapter__manga_id=target))
-
-
-def requeue_dead(scope: RequeueScope | str, target: Any = None, confirm: bool = False) -> int:
-    """Put dead jobs in `scope` back to pending; returns how many became pending.
-
-    Several dead rows can share a dedup key (a chapter that died, was
-    re-enqueued and died again). Only the newest per key is revived, and only
-    when nothing with that key is in flight, so the partial unique constraint
-    never rejects the requeue; the older duplicates are marked `failed`
-    (superseded) so the dead list empties.
-    """
-    scope = RequeueScope(scope)
-    if scope is RequeueScope.ALL and not confirm:
-        raise ConfirmationRequired("requeue of every dead job needs confirm: true")
-    rows = dead_jobs_in_scope(scope, target).order_by("-updated_at", "-created_at").values_list("id", "dedup_key")
-    newest: dict[Any, uuid.UUID] = {}
-    superseded: list[uuid.UUID] = []
-    for job_id, key in rows:
-        if key is None or key not in newest:
-            newest[key if key is not None else job_id] = job_id
-        else:
-            superseded.append(job_id)
-    revived_ids = [job_id for job_id in newest.values() if _revive(job_id)]
-    if revived_ids:
-        announce(Job.objects.filter(id__in=revived_ids).values_list("kind", flat=True).distinct())
-    if superseded:
-        Job.objects.filter(id__in=superseded, state=JobState.DEAD).update(state=JobState.FAILED, updated_at=Now())
-    return len(revived_ids)
-
-
-def _revive(job_id: uuid.UUID) -> int:
-    in_flight_twin = Job.objects.filter(dedup_key=OuterRef("dedup_key"), state__in=IN_FLIGHT_STATES)
-    try:
-        with transaction.atomic():
-            return (
-                Job.objects.filter(id=job_id, state=JobState.DEAD)
-                .exclude(Exists(in_flight_twin))
-                .update(
-                    state=JobState.PENDING,
-                    attempts=0,
-                    deferrals=0,
-                    leased_until=None,
-                    scheduled_at=Now(),
-                    lease_generation=F("lease_generation") + 1,
-                    updated_at=Now(),
-                )
-            )
-    except IntegrityError:
-        # A producer enqueued the same key between our check and update:
-        # that in-flight job already does the work.
-        return 0
-
-
-# --- wake-up -------------------------------------------------------------------------
-
-
-class JobListener:
-    """Wakes an idle worker when a job of its kinds is enqueued.
-
-    On PostgreSQL a dedicated autocommit connection LISTENs for the NOTIFY that
-    `enqueue` sends, so a new job starts within milliseconds. Elsewhere (SQLite,
-    or behind PgBouncer without DATABASE_DIRECT_URL: see `can_listen`) `wait`
-    is an interruptible poll interval, so a new job waits up to CRAWLER_POLL_SECS. Open it before the first lease so
-    a job enqueued between an empty lease and the wait is not missed.
-    """
-
-    def __init__(self, kinds: list[str] | None, stop: threading.Event | None = None) -> None:
-        self.kinds = set(kinds) if kinds is not None else None
-        self.stop = stop or threading.Event()
-        self._conn: Any = None
-
-    def __enter__(self) -> JobListener:
-        self.open()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def open(self) -> None:
-        """Start LISTENing (again, after `close`) when this process can; else `wait` polls."""
-        if can_listen() and self._conn is None:
-            self._conn = listen_connection(NOTIFY_CHANNEL)
-
-    def close(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            finally:
-                self._conn = None
-
-    def wait(self, timeout: float) -> bool:
-        """Block until a matching job is announced, `timeout` passes or stop is set; True if announced."""
-        if self._conn is None:
-            self.stop.wait(timeout)
-            return False
-        deadline = time.monotonic() + timeout
-        while not self.stop.is_set():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            # Short slices keep the wait responsive to the stop event;
-            # notifies() also hands back any announcement that arrived while
-            # nobody was waiting (psycopg keeps a backlog), so none is missed.
-            for note in self._conn.notifies(timeout=min(remaining, 0.25), stop_after=1):
-                if self.kinds is None or note.payload in self.kinds:
-                    return True
-        return False
-
-
-def wait_for_work(kinds: list[str] | None, timeout: float) -> bool:
-    """One-shot LISTEN for a job of `kinds`; see `JobListener` for the long-lived form."""
-    with JobListener(kinds) as listener:
-        return listener.wait(timeout)
