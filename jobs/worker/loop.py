@@ -349,13 +349,7 @@ class Worker:
             self.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
 
     def _lease_lost(self, lease: Lease) -> None:
-        if self.runner.abandon(lease):
-            logger.warning(
-                "lease lost job=%s kind=%s generation=%d: dropping the job without acking",
-                lease.id,
-                lease.kind,
-                lease.lease_generation,
-            )
+        self.runner.abandon(lease)
 
     # --- control and periodic duties ------------------------------------------------------
 

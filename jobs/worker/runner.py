@@ -10,6 +10,7 @@ so a job is acked, released or abandoned exactly once.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -18,6 +19,8 @@ from typing import Any
 
 from jobs.queue import Lease
 from jobs.worker.pool import JobPool
+
+logger = logging.getLogger(__name__)
 
 Handler = Callable[[Any, Any], Any]
 
@@ -98,6 +101,13 @@ class JobRunner:
         job = self.in_flight.get(lease.id)
         if job is None or job.lease != lease or not self.claim(job):
             return False
+        # Said before the cancel, so the log has it by the time the job ends.
+        logger.warning(
+            "lease lost job=%s kind=%s generation=%d: dropping the job without acking",
+            lease.id,
+            lease.kind,
+            lease.lease_generation,
+        )
         job.cancel.set()
         self.wake.set()
         return True
