@@ -26,7 +26,6 @@ from crawler.sources.gate import Held, RequestGate, Unlimited, check_answer
 from crawler.sources.hosts import HostGuard
 
 MAX_REDIRECTS = 5
-CHUNK_BYTES = 64 * 1024
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) Mangalord/1.0"
 
 
@@ -96,7 +95,9 @@ class HttpImageStream:
 
     def iter_bytes(self) -> Iterator[bytes]:
         try:
-            for chunk in self._response.iter_bytes(CHUNK_BYTES):
+            # As the socket hands them over (httpcore reads at most 64 KiB at a time): asking
+            # for fixed-size chunks would copy every byte once more through httpx's re-chunker.
+            for chunk in self._response.iter_bytes():
                 self._held.keep_alive()
                 yield chunk
         except httpx.HTTPError as exc:
