@@ -4,9 +4,32 @@ Apps built on the catalog add their own actions by registering a subclass of
 these admins (the crawler's "queue downloads" actions live in `crawler.admin`).
 """
 
+from typing import Any
+
 from django.contrib import admin
 
+from catalog.api.pagination import CappedCountPaginator
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
+
+# A changelist counts its rows up to this many: past it the count is a lower bound.
+ADMIN_COUNT_CAP = 10_000
+
+
+class CappedAdminPaginator(CappedCountPaginator):
+    """Changelists of big tables (1.5 million chapters, millions of jobs) count at most ADMIN_COUNT_CAP rows per load.
+
+    With `show_full_result_count = False` on the admin, a page load reads the
+    page and at most the cap's worth of index entries, never every row.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cap = ADMIN_COUNT_CAP
+
+
+class BigTableAdmin(admin.ModelAdmin):
+    paginator = CappedAdminPaginator
+    show_full_result_count = False
 
 
 @admin.register(Source)
@@ -32,7 +55,7 @@ class MangaSourceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(admin.ModelAdmin):
+class ChapterAdmin(BigTableAdmin):
     list_display = ("manga", "number", "title", "sync_state", "page_count", "dropped_at")
     list_filter = ("sync_state", "source")
     search_fields = ("manga__title", "title", "source_chapter_key")

@@ -96,9 +96,9 @@ class Manga(models.Model):
                 name="manga_latest_chapter_idx",
             ),
             # Used by the dashboard's "missing covers" backlog list
-            # (crawler.control.backlog), newest first, LIMIT/OFFSET.
+            # (crawler.control.backlog), newest first, keyset-paged (the id breaks ties).
             models.Index(
-                fields=["-updated_at"],
+                fields=["-updated_at", "-id"],
                 name="mangas_missing_cover_idx",
                 condition=~Q(cover_state="stored"),
             ),
@@ -156,7 +156,13 @@ class Chapter(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["source", "source_chapter_key"], name="chapter_unique_source_key"),
         ]
-        indexes = [models.Index(fields=["manga", "number"], name="chapter_manga_number_idx")]
+        indexes = [
+            models.Index(fields=["manga", "number"], name="chapter_manga_number_idx"),
+            # The admin's chapter list sorts by Meta.ordering: a page is an index walk, not a sort of every chapter.
+            models.Index(fields=["number", "created_at"], name="chapter_ordering_idx"),
+            # The dashboard's chapters per source and download state (crawler.status.source_stats): index-only.
+            models.Index(fields=["source", "sync_state"], name="chapter_source_state_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.manga_id} #{self.number}"

@@ -10,18 +10,21 @@ admins of `catalog.admin` are re-registered here with the "queue downloads"
 actions, because the crawler owns the queue they act on.
 """
 
+import uuid
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from catalog import admin as catalog_admin
-from catalog.models import Chapter, Manga
-from crawler import control
-from crawler.control import backlog
+from catalog.models import Chapter, Manga, Source
+from crawler import control, download_policy
+from crawler.control import backlog, downloads
 from crawler.control.operators import can_operate
-from crawler.models import AuditEvent, CrawlerState, Job, JobState, SourceThrottle, WorkerStatus
+from crawler.models import AuditEvent, CrawlerState, SourceThrottle
+from jobs import kinds
+from jobs.models import Job, JobState, WorkerStatus
 
 
 class OperatorActions:
@@ -31,10 +34,23 @@ class OperatorActions:
         return can_operate(request.user)
 
 
+class KindFilter(admin.SimpleListFilter):
+    """The job kinds from the payload registry: a fixed list, not a SELECT DISTINCT over millions of jobs."""
+
+    title = "kind"
+    parameter_name = "kind__exact"  # the URL the plain field filter used, so saved links keep working
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [(kind, kind) for kind in sorted(kinds.names())]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Job]) -> QuerySet[Job]:
+        return queryset.filter(kind=self.value()) if self.value() else queryset
+
+
 @admin.register(Job)
-class JobAdmin(OperatorActions, admin.ModelAdmin):
+class JobAdmin(OperatorActions, catalog_admin.BigTableAdmin):
     list_display = ("id", "kind", "state", "label", "attempts", "max_attempts", "scheduled_at", "updated_at")
-    list_filter = ("state", "kind")
+    list_filter = ("state", KindFilter)
     # Title search follows crawler.control.backlog: payload title for sync_manga rows, manga title otherwise.
     search_fields = ("id",)
     search_help_text = "Payload title (sync_manga), manga title, or job id."
@@ -53,8 +69,12 @@ class JobAdmin(OperatorActions, admin.ModelAdmin):
         term = search_term.strip()
         if not term:
             return queryset, False
-        by_id, _ = super().get_search_results(request, queryset, term)
-        return queryset.filter(backlog.job_search_q(term)) | by_id, False
+        matches = backlog.job_search_q(term)
+        try:  # a job id is matched whole (the primary key), never as a substring of every id
+            matches |= Q(pk=uuid.UUID(term))
+        except ValueError:
+            pass
+        return queryset.filter(matches), False
 
     @admin.action(description="Requeue selected dead jobs", permissions=["operate"])
     def requeue_dead(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
@@ -179,3 +199,53 @@ class ChapterAdmin(OperatorActions, catalog_admin.ChapterAdmin):
             target_id=ids[0] if len(ids) == 1 else "",
         )
         _report_enqueued(self, request, enqueued)
+
+
+admin.site.unregister(Source)
+
+
+@admin.register(Source)
+class SourceAdmin(OperatorActions, catalog_admin.SourceAdmin):
+    """Sources with their download policy: switched by action, or by editing `download` in the settings."""
+
+    list_display = (*catalog_admin.SourceAdmin.list_display, "download")
+    actions = ("download_all", "download_followed")
+
+    @admin.display(description="download")
+    def download(self, source: Source) -> str:
+        return (source.settings or {}).get(download_policy.KEY, download_policy.ALL)
+
+    def save_model(self, request: HttpRequest, obj: Source, form: Any, change: bool) -> None:
+        """A policy edited in the settings JSON queues or withdraws downloads like the actions do."""
+        before = download_policy.ALL
+        if change:
+            stored = Source.objects.filter(pk=obj.pk).values_list("settings", flat=True).first() or {}
+            before = stored.get(download_policy.KEY, download_policy.ALL)
+        super().save_model(request, obj, form, change)
+        after = download_policy.policy_of(obj)
+        if change and before != after:
+            self._report(request, downloads.apply_switch(obj, before, after))
+
+    def _switch(self, request: HttpRequest, queryset: QuerySet[Source], policy: str) -> None:
+        for source_id in queryset.values_list("id", flat=True):
+            self._report(request, downloads.set_download_policy(actor=request.user, source_id=source_id, policy=policy))
+
+    def _report(self, request: HttpRequest, switch: downloads.PolicySwitch) -> None:
+        self.message_user(
+            request,
+            f"{switch.source_id}: download {switch.before} -> {switch.after}; queued {switch.enqueued} chapter(s), "
+            f"withdrew {switch.withdrawn} pending download(s).",
+            messages.SUCCESS,
+        )
+
+    @admin.action(description="Download pages of every manga", permissions=["operate"])
+    def download_all(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
+        self._switch(request, queryset, download_policy.ALL)
+
+    @admin.action(description="Download pages of followed (bookmarked) mangas only", permissions=["operate"])
+    def download_followed(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
+        self._switch(request, queryset, download_policy.FOLLOWED)
+
+
+# The admin's home page links the crawler's own pages (dashboard, and Sources for operators).
+admin.site.index_template = "admin/crawler_index.html"

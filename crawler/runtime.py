@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 
 from crawler.models import CrawlerState
-from crawler.signals import control_changed
+from jobs.worker.cadence import control_changed
 
 
 def get_state(key: str, default: Any = None) -> Any:
@@ -53,6 +53,10 @@ def latest_pass_summary() -> dict[str, Any] | None:
     rows = CrawlerState.objects.filter(key__endswith=":last_pass").values_list("value", flat=True)
     summaries = [r for r in rows if isinstance(r, dict) and r.get("at")]
     return max(summaries, key=lambda s: s["at"], default=None)
+
+
+# The crawl workers' shared schedule of the periodic metadata pass (crawler.workers.roles writes it).
+METADATA_SCHEDULE_KEY = "schedule:metadata_pass:last_enqueued_at"
 
 
 # --- source session (PHPSESSID) ------------------------------------------------------

@@ -12,9 +12,12 @@ from typing import Any
 from django.conf import settings
 from django.core.paginator import EmptyPage, Page
 from django.core.paginator import Paginator as DjangoPaginator
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from catalog.api import seek
 
 MAX_PAGE = 100_000  # far past any real list; a larger number would overflow the database's OFFSET
 
@@ -92,11 +95,31 @@ class OpenEndedPage(Page):
         return self.has_more
 
 
+class PageRowsPaginator(DjangoPaginator):
+    """Pages whose annotations are computed for the page's rows only, however deep the page.
+
+    PostgreSQL computes a row's whole SELECT list before OFFSET skips it, so a
+    correlated subquery (the manga list's chapter count) ran for every skipped
+    row: 90,000 times on page 1,800 of a 100k-manga library. Here the offset
+    walk picks the page's keys alone (`values("pk")`, no annotation) and the
+    annotated rows are read for those keys: still one query.
+    """
+
+    def page(self, number: Any) -> Page:
+        number = self.validate_number(number)
+        bottom = (number - 1) * self.per_page
+        top = bottom + self.per_page
+        if top + self.orphans >= self.count:
+            top = self.count
+        keys = self.object_list.values("pk")[bottom:top]
+        return self._get_page(self.object_list.filter(pk__in=keys), number, self)
+
+
 class SearchPagination(Pagination):
     """The manga list's pages: with a title search, the count is capped (CATALOG_SEARCH_COUNT_CAP)."""
 
     def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> list[Any] | None:
-        self.django_paginator_class = CappedCountPaginator if request.query_params.get("q") else DjangoPaginator
+        self.django_paginator_class = CappedCountPaginator if request.query_params.get("q") else PageRowsPaginator
         return super().paginate_queryset(queryset, request, view)
 
     def get_paginated_response(self, data: Any) -> Response:
@@ -112,3 +135,74 @@ class SearchPagination(Pagination):
             "`count` is then that lower bound, and `next` still leads to every page.",
         }
         return paginated
+
+
+class SeekPagination(Pagination):
+    """Page numbers with a capped count, and `next` links that seek (catalog.api.seek).
+
+    For the operator's long lists (dead jobs, job history): `?page=N` still
+    jumps by offset, but following `next` carries the last row's keys in
+    `after`, so paging through a million rows costs what page 1 does. The
+    view names its order in `seek_keys`. `count` stops at
+    CATALOG_SEARCH_COUNT_CAP (`count_exact` false past it), so a list of
+    three million jobs is never counted whole.
+    """
+
+    def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> list[Any] | None:
+        self.request = request
+        self.keys = view.seek_keys
+        self.size = self.get_page_size(request)
+        self.number = _page_number(request.query_params.get(self.page_query_param, "1"))
+        try:
+            rows, self.has_next = seek.page(
+                queryset, self.keys, number=self.number, size=self.size, cursor=request.query_params.get("after")
+            )
+        except seek.BadCursor as exc:
+            raise ValidationError({"after": str(exc)}) from exc
+        if not rows and self.number > 1:
+            raise NotFound("Invalid page.")
+        self.count, self.count_exact = seek.capped_count(queryset)
+        self.rows = rows
+        return rows
+
+    def get_paginated_response(self, data: Any) -> Response:
+        return Response(
+            {
+                "count": self.count,
+                "count_exact": self.count_exact,
+                "next": self.get_next_link(),
+                "previous": self.get_previous_link(),
+                "results": data,
+            }
+        )
+
+    def get_next_link(self) -> str | None:
+        if not self.has_next:
+            return None
+        url = replace_query_param(self.request.build_absolute_uri(), self.page_query_param, self.number + 1)
+        return replace_query_param(url, "after", seek.encode(self.rows[-1], self.keys))
+
+    def get_previous_link(self) -> str | None:
+        if self.number <= 1:
+            return None
+        url = remove_query_param(self.request.build_absolute_uri(), "after")
+        return replace_query_param(url, self.page_query_param, self.number - 1)
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        paginated = super().get_paginated_response_schema(schema)
+        paginated["properties"]["count_exact"] = {
+            "type": "boolean",
+            "description": "False when the list holds more than CATALOG_SEARCH_COUNT_CAP rows: `count` is that "
+            "lower bound. `next` carries a cursor (`after`) that makes any depth as cheap as the first page.",
+        }
+        return paginated
+
+
+def _page_number(raw: str) -> int:
+    try:
+        number = int(raw)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= MAX_PAGE:
+        raise NotFound("Invalid page.")
+    return number

@@ -6,16 +6,17 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework.generics import ListAPIView
 
-from catalog.api.pagination import Pagination
+from catalog.api.pagination import SeekPagination
 from crawler.api import serializers as s
 from crawler.api.base import StaffOnly
 from crawler.control import backlog
-from crawler.models import Job
+from jobs.models import Job
 
 
 class DeadJobsView(StaffOnly, ListAPIView):
     serializer_class = s.JobRowSerializer
-    pagination_class = Pagination
+    pagination_class = SeekPagination
+    seek_keys = backlog.RECENT_FIRST
     query_serializer = s.JobListQuery
 
     def query(self) -> dict:

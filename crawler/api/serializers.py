@@ -17,9 +17,9 @@ from catalog.api.pagination import MAX_PAGE
 from catalog.models import Chapter, Manga, Source
 from crawler import control
 from crawler.control import backlog
-from crawler.models import Job, JobState
-from crawler.queue import RequeueScope
-from crawler.queue.payloads import KINDS
+from jobs import kinds
+from jobs.models import Job, JobState
+from jobs.requeue import RequeueScope
 
 # --- inputs --------------------------------------------------------------------------
 
@@ -103,13 +103,19 @@ class JobListQuery(serializers.Serializer):
 
 class HistoryQuery(JobListQuery):
     state = serializers.ChoiceField(choices=JobState.values, required=False)
-    kind = serializers.ChoiceField(choices=list(KINDS), required=False)
+    kind = serializers.ChoiceField(choices=list(kinds.names()), required=False)
 
 
 class BacklogQuery(JobListQuery):
     # Bounded so the OFFSET it becomes fits the database's bigint (a bigger page is a 400, not a 500).
     page = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=1)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=100, default=50)
+    after = serializers.CharField(
+        required=False, max_length=500, help_text="Active jobs after this cursor (`next_after` of a page)."
+    )
+    covers_after = serializers.CharField(
+        required=False, max_length=500, help_text="Missing covers after this cursor (`next_after` of a page)."
+    )
 
 
 # --- outputs -------------------------------------------------------------------------
@@ -188,7 +194,9 @@ class RequeueResponseSerializer(serializers.Serializer):
 
 
 class ListPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
+    count = serializers.IntegerField(help_text="Rows, counted up to CATALOG_SEARCH_COUNT_CAP.")
+    count_exact = serializers.BooleanField(help_text="False when `count` is that cap (a lower bound).")
+    next_after = serializers.CharField(allow_null=True, help_text="Cursor of the next page, null on the last.")
 
 
 class ActiveJobsPageSerializer(ListPageSerializer):

@@ -6,15 +6,21 @@ same query (one LEFT JOIN chain per job row, no per-row lookups).
 
 Search (`q`) matches the payload title for `sync_manga` rows — which have no
 manga row until their first sync succeeds — and the manga title otherwise,
-reached through whichever of manga, chapter or page the job names.
+reached through whichever of manga, chapter or page the job names. It is
+bounded so it costs the same on a table of three million jobs: the manga
+titles are searched first (trigram index, case and accents ignored), and only
+the jobs of at most SEARCH_MANGAS of those mangas are looked up, each path
+through its own index; the union of job ids is what the list filters on.
 """
 
 from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
-from catalog.models import Manga
-from crawler.models import IN_FLIGHT_STATES, Job, JobState
+from catalog.api.seek import order_of
+from catalog.models import Chapter, Manga, Page
+from catalog.search import title_contains
+from jobs.models import IN_FLIGHT_STATES, Job, JobState
 
 SYNC_MANGA = "sync_manga"
 
@@ -23,12 +29,39 @@ SYNC_MANGA = "sync_manga"
 _MANGA_PATHS = ("manga", "chapter__manga", "page__chapter__manga")
 
 
+# The lists' orders as keyset keys (catalog.api.seek), each ending in the primary key.
+RECENT_FIRST = (("updated_at", True), ("id", True))
+LEASE_ORDER = (("scheduled_at", False), ("created_at", False), ("id", False))
+
+# A search looks at the jobs of this many matching mangas at most (a common word matches thousands).
+SEARCH_MANGAS = 200
+
+
+def matching_job_ids(q: str) -> QuerySet[Job]:
+    """Ids of the jobs a search for `q` finds, as one subquery: a union of index lookups, never a table scan.
+
+    `sync_manga` rows by their payload title (crawler migration 0008's trigram
+    index), the others by the manga they work on, reached through the manga,
+    chapter or page they name.
+    """
+    mangas = title_contains(Manga.objects.all(), q).values("pk")[:SEARCH_MANGAS]
+    chapters = Chapter.objects.filter(manga_id__in=mangas).values("pk")
+    pages = Page.objects.filter(chapter_id__in=chapters).values("pk")
+    named = Job.objects.exclude(kind=SYNC_MANGA)
+    return (
+        Job.objects.filter(kind=SYNC_MANGA, payload__title__icontains=q)
+        .values("pk")
+        .union(
+            named.filter(manga_id__in=mangas).values("pk"),
+            named.filter(chapter_id__in=chapters).values("pk"),
+            named.filter(page_id__in=pages).values("pk"),
+        )
+    )
+
+
 def job_search_q(q: str) -> Q:
-    """Payload title for sync_manga rows, manga title (via manga/chapter/page) otherwise."""
-    by_manga_title = Q()
-    for path in _MANGA_PATHS:
-        by_manga_title |= Q(**{f"{path}__title__icontains": q})
-    return Q(kind=SYNC_MANGA, payload__title__icontains=q) | (~Q(kind=SYNC_MANGA) & by_manga_title)
+    """Payload title for sync_manga rows, manga title (via manga/chapter/page) otherwise: see `matching_job_ids`."""
+    return Q(pk__in=matching_job_ids(q))
 
 
 def _labelled(jobs: QuerySet[Job], q: str | None) -> QuerySet[Job]:
@@ -39,7 +72,7 @@ def _labelled(jobs: QuerySet[Job], q: str | None) -> QuerySet[Job]:
 
 def dead_jobs(q: str | None = None) -> QuerySet[Job]:
     """Dead jobs, newest first: served by the partial index `crawler_jobs_dead_idx`."""
-    return _labelled(Job.objects.filter(state=JobState.DEAD), q).order_by("-updated_at")
+    return _labelled(Job.objects.filter(state=JobState.DEAD), q).order_by(*order_of(RECENT_FIRST))
 
 
 def job_history(q: str | None = None, state: str | None = None, kind: str | None = None) -> QuerySet[Job]:
@@ -49,20 +82,20 @@ def job_history(q: str | None = None, state: str | None = None, kind: str | None
         jobs = jobs.filter(state=state)
     if kind:
         jobs = jobs.filter(kind=kind)
-    return _labelled(jobs, q).order_by("-updated_at")
+    return _labelled(jobs, q).order_by(*order_of(RECENT_FIRST))
 
 
 def active_jobs(q: str | None = None) -> QuerySet[Job]:
     """Pending and running jobs in the order the queue will lease them (`crawler_jobs_leasable_idx`)."""
-    return _labelled(Job.objects.filter(state__in=IN_FLIGHT_STATES), q).order_by("scheduled_at", "created_at")
+    return _labelled(Job.objects.filter(state__in=IN_FLIGHT_STATES), q).order_by(*order_of(LEASE_ORDER))
 
 
 def missing_covers(q: str | None = None) -> QuerySet[Manga]:
     """Mangas without a stored cover, newest change first: served by `mangas_missing_cover_idx`."""
     mangas = Manga.objects.exclude(cover_state=Manga.CoverState.STORED)
     if q:
-        mangas = mangas.filter(title__icontains=q)
-    return mangas.order_by("-updated_at")
+        mangas = title_contains(mangas, q)
+    return mangas.order_by(*order_of(RECENT_FIRST))
 
 
 def job_manga(job: Job) -> Manga | None:

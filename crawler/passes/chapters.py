@@ -21,9 +21,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from catalog.models import Chapter, Manga, Source
-from crawler.queue import enqueue_many
-from crawler.queue.payloads import SyncChapterContent
+from crawler import download_policy
+from crawler.payloads import SyncChapterContent
 from crawler.sources.base import SourceChapter
+from jobs.queue import enqueue_many
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +86,8 @@ def sync_chapters(manga: Manga, source_row: Source, source_chapters: Sequence[So
     """Bring the stored chapter list of `manga` on `source_row` in line with the source's list.
 
     Chapters still waiting for their download (`new` or `queued`) are offered
-    to the queue again; the in-flight dedup skips those whose job is pending or
+    to the queue again (on a `followed` source only when the manga is
+    bookmarked: crawler.download_policy); the in-flight dedup skips those whose job is pending or
     running, and re-queues those whose job is gone (a crash between insert and
     enqueue, a job dropped while its source was disabled), so no chapter is
     stranded without a job. A chapter whose job went dead is `failed` and
@@ -106,7 +108,9 @@ def sync_chapters(manga: Manga, source_row: Source, source_chapters: Sequence[So
     waiting = ours.filter(
         dropped_at__isnull=True, sync_state__in=[Chapter.SyncState.NEW, Chapter.SyncState.QUEUED]
     ) | ours.filter(source_chapter_key__in=diff.revived)
-    enqueue_chapter_content(waiting)
+    # A `followed` source downloads pages only for bookmarked mangas; the rest stay `new` (not wanted).
+    if download_policy.wants_pages_of(source_row, manga):
+        enqueue_chapter_content(waiting)
     _refresh_latest_chapter_at(manga)
     if diff.dropped or inserted:
         logger.info(

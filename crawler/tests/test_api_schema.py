@@ -10,8 +10,8 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 
+from analysis.payloads import AnalyzePage
 from catalog.models import Chapter
-from crawler.queue.payloads import AnalyzePage
 from crawler.tests import api_factories as f
 
 
@@ -29,6 +29,24 @@ def test_schema_generates_and_validates_without_warnings(tmp_path):
 def test_schema_and_docs_are_served(anon_client, db):
     assert anon_client.get("/api/schema/").status_code == 200
     assert anon_client.get("/api/docs/").status_code == 200
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize(
+    ("page", "bundle"), [("/api/docs/", "swagger-ui-bundle.js"), ("/api/redoc/", "redoc.standalone.js")]
+)
+def test_api_docs_load_only_our_own_static_files(anon_client, db, page, bundle):
+    """Swagger UI and ReDoc come from drf-spectacular-sidecar's static files: no CDN, so they work offline."""
+    import re
+
+    from django.contrib.staticfiles import finders
+
+    html = anon_client.get(page).content.decode()
+    assets = re.findall(r'(?:src|href)="([^"]+\.(?:js|css|png))"', html)
+    assert any(a.endswith(bundle) for a in assets), assets
+    for asset in assets:
+        assert asset.startswith("/static/"), asset
+        assert finders.find(asset.removeprefix("/static/")), asset
 
 
 @pytest.fixture

@@ -161,6 +161,9 @@
     (status.cooling_down || []).forEach(function (cooling) {
       flags.push(["cd-pill-wait", "Cooling down: " + cooling.source_id + " until " + when(cooling.until)]);
     });
+    if (status.storage && status.storage.downloads_paused) {
+      flags.push(["cd-pill-bad", "Page downloads paused: " + status.storage.reason]);
+    }
     if (status.circuit && status.circuit.open) {
       flags.push(["cd-pill-bad", "Circuit open until " + when(status.circuit.open_until)]);
     }
@@ -200,11 +203,36 @@
   function renderQueue(queue) {
     var rows = Object.keys(queue || {}).sort().map(function (kind) {
       var c = queue[kind];
-      var row = el("tr", { "data-kind": kind }, [el("th", { scope: "row", text: kind }), cell(c.pending), cell(c.running), cell(c.dead)]);
+      // Groups over the exact-count bound are the planner's estimate: marked "~".
+      var shown = function (state) { return ((c.estimated || []).indexOf(state) >= 0 ? "~" : "") + c[state]; };
+      var row = el("tr", { "data-kind": kind }, [el("th", { scope: "row", text: kind }), cell(shown("pending")), cell(shown("running")), cell(shown("dead"))]);
       if (c.dead) row.classList.add("cd-has-dead");
       return row;
     });
     fill($("cd-queue").tBodies[0], rows, "No queue data.", 4);
+  }
+
+  function bytes(n) {
+    var units = ["B", "KiB", "MiB", "GiB", "TiB"], i = 0;
+    while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+    return (i ? n.toFixed(1) : String(n)) + " " + units[i];
+  }
+
+  function renderSources(stats) {
+    var rows = ((stats && stats.sources) || []).map(function (s) {
+      return el("tr", { "data-source": s.source_id }, [
+        el("th", { scope: "row", text: s.source_id }), cell(s.download), cell(s.downloaded), cell(s.waiting),
+        cell(s.not_wanted), cell(s.failed), cell(bytes(s.stored_bytes)),
+      ]);
+    });
+    fill($("cd-sources").tBodies[0], rows, "No source yet.", 7);
+    var text = stats && stats.counted_at ? "Counted " + when(stats.counted_at) + "." : "";
+    var space = stats && stats.disk;
+    if (space) {
+      text += " Disk: " + bytes(space.free_bytes) + " free of " + bytes(space.total_bytes) +
+        "; page downloads pause under " + bytes(space.floor_bytes) + " (CRAWLER_MIN_FREE_DISK).";
+    }
+    $("cd-sources-counted").textContent = text;
   }
 
   function renderWorkers(workers) {
@@ -252,6 +280,7 @@
     renderFlags(status);
     renderChapters(status);
     renderQueue(status.queue);
+    renderSources(status.sources);
     renderWorkers(status.workers);
     renderLastPass(status.last_pass);
     deadTotal = Object.keys(status.queue || {}).reduce(function (n, k) { return n + (status.queue[k].dead || 0); }, 0);

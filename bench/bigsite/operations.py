@@ -1,0 +1,194 @@
+"""Every operation a user of a big site hits, as a named call: the workers' queue calls, the operator's
+dashboard and admin, the readers' lists.
+
+Queue calls go through `crawler.queue` and the status compose function; the
+rest are requests through Django's test client (the whole middleware, view and
+template stack, no network) as a logged-in operator. An operation that writes
+(a lease, an enqueue, a requeue, the reaper) runs in a transaction rolled back
+after the call, so every call finds the same rows.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from bigsite.seed import LONG_MANGA_ID, Size, row_id
+
+SEARCH = "4242"  # a handful of mangas at every size (titles end in their number)
+SLOW_CALL_SECS = 2.0  # an operation slower than this is timed MIN_RUNS times, not --runs
+MIN_RUNS = 5
+LEASE = timedelta(seconds=60)
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    call: Callable[[], Any]
+    writes: bool = False
+
+
+@dataclass(frozen=True)
+class Timed:
+    name: str
+    median_ms: float
+    runs: int
+    queries: int
+
+
+def _get(client: Any, url: str, **params: Any) -> Callable[[], Any]:
+    def call() -> Any:
+        response = client.get(url, params)
+        assert response.status_code == 200, (url, params, response.status_code, response.content[:300])
+        return response
+
+    return call
+
+
+def _post(client: Any, url: str, body: dict[str, Any]) -> Callable[[], Any]:
+    def call() -> Any:
+        response = client.post(url, body, content_type="application/json", HTTP_ORIGIN="http://testserver")
+        assert response.status_code == 200, (url, response.status_code, response.content[:300])
+        return response
+
+    return call
+
+
+def operator_client() -> Any:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user, _ = get_user_model().objects.get_or_create(
+        username="bench-operator", defaults={"is_staff": True, "is_superuser": True}
+    )
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _deep_title_cursor(size: Size) -> str:
+    """The OPDS /all/ cursor of the manga 90 % of the way through the title order (found once, untimed)."""
+    from catalog.models import Manga
+    from reader.library import TitleCursor
+
+    title, key = Manga.objects.order_by("title", "id").values_list("title", "id")[int(size.mangas * 0.9)]
+    return TitleCursor(title, key).encode()
+
+
+def _deep_backlog_cursor(size: Size) -> str:
+    """The backlog's `after` cursor of the active job 90 % of the way down the lease order (found once, untimed)."""
+    from catalog.api import seek
+    from crawler.control import backlog
+
+    row = backlog.active_jobs()[int(size.pending * 0.9)]
+    return seek.encode(row, backlog.LEASE_ORDER)
+
+
+def _enqueue_with_dedup() -> Callable[[], Any]:
+    """50 chapters already in flight (skipped) and 50 new ones, as a chapter sync of a busy manga enqueues."""
+    from crawler.payloads import SyncChapterContent
+    from jobs import queue
+
+    def payload(chapter: uuid.UUID) -> SyncChapterContent:
+        return SyncChapterContent(source_id="big", chapter_id=chapter, source_chapter_key=str(chapter))
+
+    batch = [payload(row_id("chapter", n)) for n in range(50)] + [payload(row_id("new-chapter", n)) for n in range(50)]
+    return lambda: queue.enqueue_many(batch)
+
+
+def operations(size: Size) -> list[Operation]:
+    from crawler.status.compose import queue_counts
+    from jobs import queue
+
+    client = operator_client()
+    deep_api_page = max(1, int(size.mangas * 0.9) // 50)
+    deep_backlog_page = max(1, int(size.pending * 0.9) // 50)
+    admin = "/api/v1/admin/crawler"
+    return [
+        Operation("lease 10 (any kind)", lambda: queue.lease(None, 10, LEASE), writes=True),
+        Operation(
+            "lease 10, cooling source excluded",
+            lambda: queue.lease(None, 10, LEASE, exclude_sources={"big"}),
+            writes=True,
+        ),
+        Operation("lease 10 of one kind (analyze)", lambda: queue.lease(["analyze_page"], 10, LEASE), writes=True),
+        Operation("enqueue 100 (50 deduplicated)", _enqueue_with_dedup(), writes=True),
+        Operation("queue counts", queue_counts),
+        Operation("status API", _get(client, f"{admin}/")),
+        Operation("backlog first page", _get(client, f"{admin}/backlog/")),
+        Operation("backlog deep page (90 %)", _get(client, f"{admin}/backlog/", page=deep_backlog_page)),
+        Operation(
+            "backlog deep page (90 %, cursor)",
+            _get(client, f"{admin}/backlog/", page=deep_backlog_page, after=_deep_backlog_cursor(size)),
+        ),
+        Operation("backlog search", _get(client, f"{admin}/backlog/", q=SEARCH)),
+        Operation("history search", _get(client, f"{admin}/history/", q=SEARCH)),
+        Operation("dead-job search", _get(client, f"{admin}/dead-jobs/", q=SEARCH)),
+        Operation(
+            "requeue all 10,000 dead",
+            _post(client, f"{admin}/requeue/", {"scope": "all", "confirm": True}),
+            writes=True,
+        ),
+        Operation("reap done (1,000 expired)", lambda: queue.reap_done(7), writes=True),
+        Operation(
+            "admin job list, kind filter", _get(client, "/admin/jobs/job/", kind__exact="sync_chapter_content")
+        ),
+        Operation("admin job list, search", _get(client, "/admin/jobs/job/", q=SEARCH)),
+        Operation("admin chapter list", _get(client, "/admin/catalog/chapter/")),
+        Operation("API mangas first page", _get(client, "/api/v1/mangas/")),
+        Operation("API mangas deep page (90 %)", _get(client, "/api/v1/mangas/", page=deep_api_page)),
+        Operation("API mangas search", _get(client, "/api/v1/mangas/", q=SEARCH)),
+        Operation("OPDS all first page", _get(client, "/opds/all/")),
+        Operation(
+            "OPDS all deep page (90 %, cursor)",
+            _get(client, "/opds/all/", page=deep_api_page, after=_deep_title_cursor(size)),
+        ),
+        Operation("OPDS search", _get(client, "/opds/search/", q=SEARCH)),
+        Operation("web library", _get(client, "/")),
+        Operation("web manga, 2,000 chapters", _get(client, f"/mangas/{LONG_MANGA_ID}/")),
+        Operation("API manga, 2,000 chapters", _get(client, f"/api/v1/mangas/{LONG_MANGA_ID}/")),
+        Operation("OPDS manga, 2,000 chapters", _get(client, f"/opds/mangas/{LONG_MANGA_ID}/")),
+    ]
+
+
+def count_whole_requests() -> None:
+    """Keep Django from emptying the query log when a request starts, so a request's statements can be counted."""
+    from django.core.signals import request_started
+    from django.db import reset_queries
+
+    request_started.disconnect(reset_queries)
+
+
+def _once(operation: Operation) -> tuple[float, int]:
+    """One call: (milliseconds, SQL statements), rolled back when it writes."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    connection.queries_log.clear()  # a full log (9,000 entries) would hide this call's statements
+    with transaction.atomic():
+        with CaptureQueriesContext(connection) as queries:
+            began = time.perf_counter()
+            operation.call()
+            elapsed = (time.perf_counter() - began) * 1000
+        transaction.set_rollback(True)
+    return elapsed, len(queries)
+
+
+def time_operation(operation: Operation, runs: int) -> Timed:
+    """A warm-up call, then the median of `runs` calls.
+
+    An operation whose warm-up took over SLOW_CALL_SECS is timed MIN_RUNS
+    times, the warm-up counting as the first (caches matter little at that cost).
+    """
+    warm = _once(operation)
+    if warm[0] > SLOW_CALL_SECS * 1000:
+        runs = min(runs, MIN_RUNS)
+        samples = [warm] + [_once(operation) for _ in range(runs - 1)]
+    else:
+        samples = [_once(operation) for _ in range(runs)]
+    return Timed(operation.name, statistics.median(ms for ms, _ in samples), runs, samples[-1][1])

@@ -1,0 +1,120 @@
+"""The operator's lists on big tables: seek (cursor) pages, capped counts, bounded search, fixed admin filters."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from crawler.payloads import SyncChapterContent, SyncManga
+from crawler.tests import api_factories as f
+from jobs.models import Job
+
+BASE = "/api/v1/admin/crawler/"
+
+
+@pytest.fixture
+def client(staff):
+    return f.api_client(staff)
+
+
+@pytest.fixture
+def tied_history(db):
+    """Seven jobs sharing one updated_at (one statement acks a batch), and five more a little earlier."""
+    src = f.source("demo")
+    m = f.manga("Tied", src=src)
+    jobs = [
+        f.job(SyncChapterContent(source_id="demo", chapter_id=f.chapter(m, n, src=src).id, source_chapter_key=str(n)))
+        for n in range(12)
+    ]
+    now = timezone.now()
+    Job.objects.filter(id__in=[j.id for j in jobs[:7]]).update(updated_at=now)
+    Job.objects.filter(id__in=[j.id for j in jobs[7:]]).update(updated_at=now - timezone.timedelta(seconds=5))
+    return jobs
+
+
+def follow(client, url, params):
+    """Every row of every page, following `next` links from the first page."""
+    seen, response = [], client.get(url, params)
+    while True:
+        body = response.json()
+        assert response.status_code == 200, body
+        seen += [row["id"] for row in body["results"]]
+        if not body["next"]:
+            return seen, body
+        assert "after=" in body["next"]
+        response = client.get(body["next"])
+
+
+@pytest.mark.sqlite_ok
+def test_history_next_links_seek_through_ties_with_every_row_once_in_order(client, tied_history):
+    seen, _ = follow(client, BASE + "history/", {"page_size": 5})
+    expected = [str(pk) for pk in Job.objects.order_by("-updated_at", "-id").values_list("id", flat=True)]
+    assert seen == expected and len(seen) == 12
+
+
+@pytest.mark.sqlite_ok
+def test_counts_stop_at_the_cap_and_say_so(client, tied_history, settings):
+    settings.CATALOG_SEARCH_COUNT_CAP = 5
+    body = client.get(BASE + "history/").json()
+    assert (body["count"], body["count_exact"], len(body["results"])) == (5, False, 12)
+    backlog = client.get(BASE + "backlog/", {"page_size": 4}).json()["active_jobs"]
+    assert (backlog["count"], backlog["count_exact"]) == (5, False)
+    settings.CATALOG_SEARCH_COUNT_CAP = 1000
+    assert client.get(BASE + "history/").json()["count_exact"] is True
+
+
+@pytest.mark.sqlite_ok
+def test_backlog_next_after_cursor_continues_in_lease_order(client, tied_history):
+    lease_order = [
+        str(pk) for pk in Job.objects.order_by("scheduled_at", "created_at", "id").values_list("id", flat=True)
+    ]
+    first = client.get(BASE + "backlog/", {"page_size": 5}).json()["active_jobs"]
+    second = client.get(BASE + "backlog/", {"page_size": 5, "page": 2, "after": first["next_after"]}).json()
+    ids = [row["id"] for row in first["results"] + second["active_jobs"]["results"]]
+    assert ids == lease_order[:10]
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize("route", ["history/", "dead-jobs/", "backlog/"])
+def test_a_cursor_this_server_did_not_write_is_a_400(client, tied_history, route):
+    response = client.get(BASE + route, {"after": "bm90IGEgY3Vyc29y"})
+    assert response.status_code == 400
+    assert "cursor" in str(response.json())
+
+
+@pytest.mark.sqlite_ok
+def test_search_finds_sync_manga_by_payload_title_and_others_by_manga_title(client, db):
+    src = f.source("demo")
+    kept = f.manga("Vinland Saga", src=src)
+    f.job(SyncChapterContent(source_id="demo", chapter_id=f.chapter(kept, 1, src=src).id, source_chapter_key="1"))
+    f.job(SyncManga(source_id="demo", source_manga_key="v", title="Vinland Prequel"))
+    other = f.manga("Berserk", src=src)
+    f.job(SyncChapterContent(source_id="demo", chapter_id=f.chapter(other, 1, src=src).id, source_chapter_key="2"))
+    rows = client.get(BASE + "history/", {"q": "vinland"}).json()["results"]
+    assert sorted(r["label"] for r in rows) == ["Vinland Prequel", "Vinland Saga — chapter 1"]
+
+
+def test_job_admin_kind_filter_lists_registered_kinds_without_scanning_the_table(admin_client, db):
+    f.job(SyncManga(source_id="demo", source_manga_key="v", title="Vinland"))
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client.get("/admin/jobs/job/", {"kind__exact": "sync_manga"})
+    assert response.status_code == 200
+    assert b"analyze_page" in response.content  # a kind with no job still offered: the registry's list
+    assert not [q["sql"] for q in queries if "DISTINCT" in q["sql"].upper()]
+    assert not [q["sql"] for q in queries if "COUNT(*)" in q["sql"] and "LIMIT" not in q["sql"]]
+
+
+def test_queue_counts_are_exact_under_the_bound_and_marked_estimated_over_it(db, monkeypatch):
+    if connection.vendor != "postgresql":
+        pytest.skip("estimates are the PostgreSQL planner's")
+    from crawler.status import compose
+
+    for n in range(5):
+        f.job(SyncManga(source_id="demo", source_manga_key=f"k{n}", title=f"T{n}"))
+    assert compose.queue_counts()["sync_manga"] == {"pending": 5, "running": 0, "dead": 0}
+    monkeypatch.setattr(compose, "COUNT_EXACT_UP_TO", 3)
+    counted = compose.queue_counts()["sync_manga"]
+    assert counted["estimated"] == ["pending"] and counted["pending"] >= 3
+    assert (counted["running"], counted["dead"]) == (0, 0)

@@ -1,0 +1,105 @@
+"""The free-space floor: below CRAWLER_MIN_FREE_DISK page downloads pause, released and never failed."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+
+from catalog.disk import Floor, Space, below_floor, parse_floor, pause_reason
+from crawler.errors import StorageFull
+from jobs.worker.outcomes import Disposition, disposition
+
+GIB = 1024**3
+
+
+@pytest.mark.parametrize(
+    ("text", "floor"),
+    [
+        ("5GiB", Floor(bytes=5 * GIB)),
+        ("500 MB", Floor(bytes=500_000_000)),
+        ("1.5g", Floor(bytes=int(1.5 * GIB))),
+        ("5%", Floor(percent=5.0)),
+        ("0", Floor()),
+        ("123", Floor(bytes=123)),
+    ],
+)
+def test_parse_floor_reads_bytes_with_units_and_shares(text, floor):
+    assert parse_floor(text) == floor
+
+
+@pytest.mark.parametrize("text", ["", "5x", "-1GiB", "five", "101%", "5 % of disk"])
+def test_parse_floor_refuses_what_is_not_a_size(text):
+    with pytest.raises(ValueError, match="not a size|at most 100%"):
+        parse_floor(text)
+
+
+def test_below_floor_by_bytes_and_by_share():
+    assert below_floor(Space(free=4 * GIB, total=100 * GIB), Floor(bytes=5 * GIB))
+    assert not below_floor(Space(free=5 * GIB, total=100 * GIB), Floor(bytes=5 * GIB))
+    assert below_floor(Space(free=4 * GIB, total=100 * GIB), Floor(percent=5))
+    assert not below_floor(Space(free=6 * GIB, total=100 * GIB), Floor(percent=5))
+    assert not below_floor(Space(free=0, total=100 * GIB), Floor())  # 0: the guard is off
+
+
+def test_pause_reason_names_the_setting_the_space_and_the_place():
+    reason = pause_reason(Space(free=GIB, total=100 * GIB), Floor(percent=5), "/srv/media")
+    assert reason == (
+        "free disk space 1.0 GiB on /srv/media is under CRAWLER_MIN_FREE_DISK (5%: 5.0 GiB); page downloads paused"
+    )
+    assert pause_reason(Space(free=10 * GIB, total=100 * GIB), Floor(percent=5), "/srv/media") is None
+
+
+def test_a_full_disk_holds_the_job_instead_of_failing_it():
+    assert disposition(StorageFull("under the floor")) is Disposition.HOLD
+    assert disposition(OSError(errno.ENOSPC, "No space left on device")) is Disposition.HOLD
+    assert disposition(OSError(errno.EACCES, "Permission denied")) is Disposition.RETRY
+
+
+@pytest.fixture
+def workers(child_env, manage_cmd, tmp_path):
+    from crawler.tests.worker_processes import worker_pool
+
+    yield from worker_pool(child_env, manage_cmd, tmp_path)
+
+
+@pytest.mark.process
+@pytest.mark.django_db(transaction=True)
+def test_floor_above_free_space_pauses_downloads_with_nothing_failed_and_a_lower_floor_resumes(
+    demo_site_factory, workers, settings
+):
+    from catalog.models import Chapter, Page, Source
+    from crawler.passes.metadata_pass import run_metadata_pass
+    from crawler.status import StatusHandle
+    from crawler.status.compose import compose_status
+    from crawler.tests.worker_processes import wait_until
+    from jobs.models import Job, WorkerStatus
+
+    settings.ANALYSIS_ENABLED = False
+    site = demo_site_factory(mangas=1, chapters=(2, 2), pages=(3, 3))
+    source = Source.objects.create(id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url)
+    run_metadata_pass(source, status=StatusHandle())
+    content = Job.objects.filter(kind="sync_chapter_content")
+    assert content.count() == 2
+
+    worker = workers.start(CRAWLER_MIN_FREE_DISK="100%")  # every disk has less free space than its size
+    flag = wait_until(
+        lambda: WorkerStatus.objects.filter(pid=worker.pid, flags__storage_paused__isnull=False)
+        .values_list("flags__storage_paused", flat=True)
+        .first(),
+        what="the worker to report paused downloads",
+    )
+    assert "under CRAWLER_MIN_FREE_DISK (100%" in flag
+    wait_until(lambda: "page downloads paused" in worker.log(), what="the pause in the worker's log")
+    status = compose_status()["storage"]  # this process's own floor has room: the worker's report says why
+    assert status["downloads_paused"] and "CRAWLER_MIN_FREE_DISK" in status["reason"]
+    assert list(content.values_list("state", "attempts")) == [("pending", 0), ("pending", 0)]
+    assert not Page.objects.exists()
+    assert worker.terminate() == 0
+
+    resumed = workers.start("--drain", CRAWLER_MIN_FREE_DISK="0")
+    assert resumed.wait(120) == 0
+    assert set(content.values_list("state", "attempts")) == {("done", 1)}
+    assert Page.objects.count() == 6
+    assert set(Chapter.objects.values_list("sync_state", flat=True)) == {"done"}
+    assert not Job.objects.filter(state__in=["dead", "failed"]).exists()

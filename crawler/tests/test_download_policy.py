@@ -1,0 +1,182 @@
+"""Per-source download policy: `all` downloads every chapter, `followed` only bookmarked mangas' chapters."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
+
+from catalog.bookmarks import create_bookmark
+from catalog.models import Chapter, Manga, Source
+from crawler import download_policy
+from crawler.control import ControlError
+from crawler.control.downloads import set_download_policy
+from crawler.models import AuditEvent
+from crawler.passes.pipeline import sync_chapters
+from crawler.sources.base import SourceChapter
+from crawler.status.source_stats import chapter_downloads, download_state
+from jobs.models import Job
+from jobs.queue import lease, release
+
+CONTENT = "sync_chapter_content"
+
+
+@pytest.mark.parametrize(
+    ("policy", "followed", "wanted"),
+    [("all", False, True), ("all", True, True), ("followed", True, True), ("followed", False, False)],
+)
+def test_wants_pages_truth_table(policy, followed, wanted):
+    assert download_policy.wants_pages(policy, followed) is wanted
+
+
+@pytest.mark.parametrize(
+    ("sync_state", "policy", "column"),
+    [
+        ("done", "followed", "downloaded"),
+        ("failed", "all", "failed"),
+        ("new", "all", "waiting"),
+        ("new", "followed", "not_wanted"),
+        ("queued", "followed", "waiting"),
+        ("downloading", "all", "waiting"),
+    ],
+)
+def test_download_state_columns(sync_state, policy, column):
+    assert download_state(sync_state, policy) == column
+
+
+@pytest.mark.django_db
+def test_a_bad_policy_is_refused_naming_the_source_and_key():
+    source = Source(
+        id="shelf", name="Shelf", kind="demo", base_url="http://127.0.0.1:9/", settings={"download": "some"}
+    )
+    with pytest.raises(ValidationError, match="source 'shelf': settings key 'download' must be 'all' or 'followed'"):
+        source.full_clean()
+    source.settings = {"download": "followed"}
+    source.full_clean()
+
+
+@pytest.fixture
+def shelf(db):
+    return Source.objects.create(
+        id="shelf", name="Shelf", kind="html", base_url="http://127.0.0.1:9/", settings={"download": "followed"}
+    )
+
+
+def chapters(manga, *numbers):
+    return [SourceChapter(key=f"{manga.title}-{n}", number=Decimal(n), title="") for n in numbers]
+
+
+def synced(source, title, *numbers):
+    manga = Manga.objects.create(title=title)
+    sync_chapters(manga, source, chapters(manga, *numbers))
+    return manga
+
+
+def content_jobs():
+    return set(Job.objects.filter(kind=CONTENT, state="pending").values_list("chapter__manga__title", flat=True))
+
+
+@pytest.mark.django_db
+def test_followed_source_syncs_every_chapter_list_but_queues_only_bookmarked_mangas(shelf, alice):
+    read = Manga.objects.create(title="Read")
+    create_bookmark(user=alice, manga=read)
+    sync_chapters(read, shelf, chapters(read, "2", "1"))
+    synced(shelf, "Unread", "1", "2")
+
+    assert Chapter.objects.filter(source=shelf).count() == 4
+    assert content_jobs() == {"Read"}
+    assert chapter_downloads()["shelf"] == {"downloaded": 0, "waiting": 2, "not_wanted": 2, "failed": 0}
+
+
+@pytest.mark.django_db
+def test_bookmark_added_later_queues_that_mangas_chapters_and_sync_then_queues_its_new_ones(shelf, alice):
+    later = synced(shelf, "Later", "1")
+    assert content_jobs() == set()
+
+    create_bookmark(user=alice, manga=later)
+    assert content_jobs() == {"Later"}
+    sync_chapters(later, shelf, chapters(later, "2", "1"))
+    assert Job.objects.filter(kind=CONTENT, chapter__manga=later).count() == 2
+
+
+@pytest.mark.django_db
+def test_switch_to_all_queues_the_rest_in_chapter_order_and_back_withdraws_unfollowed(shelf, alice, operator):
+    kept = synced(shelf, "Kept", "1")
+    create_bookmark(user=alice, manga=kept)
+    synced(shelf, "Other", "3", "1", "2")
+
+    switch = set_download_policy(actor=operator, source_id="shelf", policy="all")
+    assert (switch.before, switch.after, switch.enqueued) == ("followed", "all", 3)
+    leased = lease([CONTENT], 10, timedelta(minutes=1))
+    order = [(c.manga.title, c.number) for c in (Chapter.objects.get(id=lz.payload.chapter_id) for lz in leased)]
+    # Kept's chapter was queued by its bookmark; the switch queued Other's, lowest number first.
+    assert order == [("Kept", 1), ("Other", 1), ("Other", 2), ("Other", 3)]
+    for lz in leased:  # back to pending for the withdraw below
+        release(lz)
+
+    switch = set_download_policy(actor=operator, source_id="shelf", policy="followed")
+    assert (switch.withdrawn, content_jobs()) == (3, {"Kept"})
+    assert set(Chapter.objects.filter(manga__title="Other").values_list("sync_state", flat=True)) == {"new"}
+    assert AuditEvent.objects.filter(action="set_download_policy", target_id="shelf").count() == 2
+
+
+@pytest.mark.django_db
+def test_switching_refuses_an_unknown_source_or_policy_and_changes_nothing(shelf, capsys):
+    with pytest.raises(ControlError, match="source 'nope' does not exist"):
+        set_download_policy(actor=None, source_id="nope", policy="all")
+    with pytest.raises(CommandError, match="invalid choice: 'some'"):
+        call_command("download_policy", "shelf", "some")
+    shelf.refresh_from_db()
+    assert shelf.settings == {"download": "followed"}
+
+    call_command("download_policy", "shelf", "all")
+    shelf.refresh_from_db()
+    assert shelf.settings == {"download": "all"}
+    call_command("download_policy", "shelf")
+    assert "shelf: download all; chapters: downloaded 0, waiting 0, not_wanted 0" in capsys.readouterr().out
+
+
+@pytest.fixture
+def workers(child_env, manage_cmd, tmp_path):
+    from crawler.tests.worker_processes import worker_pool
+
+    yield from worker_pool(child_env, manage_cmd, tmp_path)
+
+
+@pytest.mark.process
+@pytest.mark.django_db(transaction=True)
+def test_followed_source_crawls_metadata_for_all_and_pages_only_for_bookmarked_mangas(
+    demo_site_factory, workers, alice
+):
+    """Real crawl workers: every manga's metadata, cover and chapters; pages for bookmarked ones, also later ones."""
+    from catalog.models import Page
+    from crawler.payloads import MetadataPass
+    from jobs.queue import enqueue
+
+    site = demo_site_factory(mangas=3, chapters=(2, 2), pages=(2, 2))
+    Source.objects.create(
+        id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url, settings={"download": "followed"}
+    )
+    enqueue(MetadataPass(source_id="demo"))
+    assert workers.start("--drain").wait(120) == 0
+
+    mangas = list(Manga.objects.order_by("title"))
+    assert len(mangas) == 3
+    assert all(m.cover_state == Manga.CoverState.STORED for m in mangas)
+    assert Chapter.objects.count() == 6
+    assert not Page.objects.exists()
+    assert set(Chapter.objects.values_list("sync_state", flat=True)) == {"new"}
+    assert not Job.objects.filter(state__in=["dead", "failed"]).exists()
+
+    first, second, third = mangas
+    create_bookmark(user=alice, manga=first)
+    assert workers.start("--drain").wait(120) == 0
+    assert set(Page.objects.values_list("chapter__manga__title", flat=True)) == {first.title}
+    assert Page.objects.count() == 4  # 2 chapters x 2 pages
+
+    create_bookmark(user=alice, manga=second)  # followed later: its chapters download on the next run
+    assert workers.start("--drain").wait(120) == 0
+    assert set(Page.objects.values_list("chapter__manga__title", flat=True)) == {first.title, second.title}
+    assert set(Chapter.objects.filter(manga=third).values_list("sync_state", flat=True)) == {"new"}
+    assert chapter_downloads()["demo"] == {"downloaded": 4, "waiting": 0, "not_wanted": 2, "failed": 0}
