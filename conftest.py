@@ -74,10 +74,11 @@ def _fresh_cache():
 def _fresh_limiter_memory():
     """The limiter keeps idle slot rows and busy marks per process: each test starts without them."""
     from crawler.sources.limiter import IDLE_SLOTS
-    from crawler.sources.slots import BUSY
+    from crawler.sources.slots import BUSY, HELD_TOKENS
 
     IDLE_SLOTS.forget()
     BUSY.forget()
+    HELD_TOKENS.forget()
 
 
 @pytest.fixture

@@ -22,7 +22,9 @@ page: its figures carry the profiler's cost, so take speed from a plain run.
 
 --sources N --rate R: N sources at once (one site on N ports, each its own
 Source with rate_limit R, burst and max_concurrency left at their defaults),
-two `crawl_worker --workers C` processes until the queue is empty. Printed:
+two `crawl_worker --workers C` processes until the queue is empty (C by
+default enough for every source at once: a job thread asks one source at a
+time). Printed:
 the request rate each source got, from nginx's access log, the aggregate,
 and any source over its limit or more than 10 % under it.
 """
@@ -42,7 +44,7 @@ from pathlib import Path
 
 import scratch
 from crawling import procstat, product, profiling, serve, site
-from crawling.many import many_sources
+from crawling.many import MANY_WORKERS, many_sources
 from crawling.run import Run, per_k, server_url, versions
 
 DB_PREFIX = "ml_crawl_bench"
@@ -55,7 +57,12 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--pages", type=int, help=f"pages on the site (default 3000; per source with --sources: {MANY_PAGES})"
     )
-    parser.add_argument("--concurrency", type=int, default=8, help="aria2c -j and crawl_worker --workers")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        help="aria2c -j and crawl_worker --workers (default 8; with --sources: enough job threads in the two "
+        "workers for every source at once, plus two each)",
+    )
     parser.add_argument(
         "--sources", type=int, default=1, help="sources crawled at once (the many-sources mode when > 1)"
     )
@@ -70,6 +77,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true", help="keep the scratch database and the run's directory")
     args = parser.parse_args()
     args.pages = args.pages or (MANY_PAGES if args.sources > 1 else 3000)
+    if args.concurrency is None:
+        # A job thread asks one source at a time: N sources at their limits at once need N threads.
+        args.concurrency = 8 if args.sources == 1 else max(8, -(-args.sources // MANY_WORKERS) + 2)
     if args.pages < 1 or args.concurrency < 1 or args.sources < 1 or args.rate <= 0:
         parser.error("--pages, --concurrency and --sources must be at least 1, --rate above 0")
     if args.profile and args.sources > 1:

@@ -12,8 +12,10 @@ Retry-After, cools the whole source down before anything else reads it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -24,7 +26,6 @@ from crawler.sources.gate import Held, RequestGate, Unlimited, check_answer
 from crawler.sources.hosts import HostGuard
 
 MAX_REDIRECTS = 5
-CHUNK_BYTES = 64 * 1024
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) Mangalord/1.0"
 
 
@@ -94,7 +95,9 @@ class HttpImageStream:
 
     def iter_bytes(self) -> Iterator[bytes]:
         try:
-            for chunk in self._response.iter_bytes(CHUNK_BYTES):
+            # As the socket hands them over (httpcore reads at most 64 KiB at a time): asking
+            # for fixed-size chunks would copy every byte once more through httpx's re-chunker.
+            for chunk in self._response.iter_bytes():
                 self._held.keep_alive()
                 yield chunk
         except httpx.HTTPError as exc:
@@ -109,8 +112,36 @@ class HttpImageStream:
             self._held.release()
 
 
+_CLIENTS: dict[tuple[str, float, tuple[tuple[str, str], ...]], httpx.Client] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def shared_client(source_id: str, headers: dict[str, str]) -> httpx.Client:
+    """This process's httpx client for a source's requests, made once and shared by its adapters and threads.
+
+    A client per job cost an SSL context and the CA bundle (a few ms of CPU)
+    and a fresh connection for every job; shared, the connections to the
+    site stay open from one job to the next. httpx clients are thread-safe.
+    Its cookie jar takes nothing: each adapter keeps its own cookies
+    (`SourceCookies`) and sends them itself, so one job's session never leaks
+    into another's request.
+    """
+    timeout = float(settings.CRAWLER_HTTP_TIMEOUT_SECS)
+    key = (source_id, timeout, tuple(sorted(headers.items())))
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None or client.is_closed:
+            client = _CLIENTS[key] = httpx.Client(
+                timeout=httpx.Timeout(timeout),
+                follow_redirects=False,
+                headers=headers,
+                cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
+            )
+        return client
+
+
 class SourceHttp:
-    """One httpx client per adapter instance, bound to the adapter's host guard and cookie jar."""
+    """A source's requests, through the process's shared client, bound to the adapter's host guard and cookies."""
 
     def __init__(
         self,
@@ -125,11 +156,7 @@ class SourceHttp:
         self.guard = guard
         self.cookies = cookies
         self.gate = gate or Unlimited(source_id)
-        self.client = httpx.Client(
-            timeout=httpx.Timeout(settings.CRAWLER_HTTP_TIMEOUT_SECS),
-            follow_redirects=False,
-            headers={"User-Agent": USER_AGENT, **(headers or {})},
-        )
+        self.client = shared_client(source_id, {"User-Agent": USER_AGENT, **(headers or {})})
 
     def get_page(self, url: str) -> FetchedPage:
         return self.request_page(url)
@@ -167,7 +194,7 @@ class SourceHttp:
         return HttpImageStream(response, self.source_id, held)
 
     def close(self) -> None:
-        self.client.close()
+        """Nothing to free: the client and its connections stay for the source's next job."""
 
     def _send_guarded(
         self,
@@ -223,9 +250,8 @@ class SourceHttp:
         return response
 
     def _keep_set_cookies(self, response: httpx.Response) -> None:
-        # Move what the response set into our store; the client's own jar stays
-        # empty so it never adds a second Cookie header.
+        # Move what the response set into our store; the client's own jar takes
+        # nothing (`shared_client`), so it never adds a second Cookie header.
         host = response.url.host
         for cookie in response.cookies.jar:
             self.cookies.set(cookie.name, cookie.value or "", cookie.domain if cookie.domain_specified else host)
-        self.client.cookies.clear()

@@ -4,8 +4,13 @@ One `SourceThrottle` row per source holds the token bucket and the cooldown;
 `SourceSlot` rows are the requests in flight. On PostgreSQL a request's
 token is one statement in autocommit: it locks the source's row, refills the
 bucket by the database clock and takes a token or learns how long to wait
-(`TAKE_TOKEN`), so the row is locked for one statement, not for a
-transaction of six round trips. A slot is taken in a short transaction that
+(`TAKE_TOKENS`), so the row is locked for one statement, not for a
+transaction of six round trips. A fast source (tens of requests a second)
+takes up to `BATCH_TOKENS` at once and its process spends them within
+`HOLD_SECS`; such takes leave a reserve in the bucket so the bound holds for
+the requests as sent (`politeness.batch_reserve`). A cooldown another worker
+starts reaches those held tokens' requests within `HOLD_SECS`, like a request
+granted just before it. A slot is taken in a short transaction that
 locks the row, counts the live slots and inserts one (on SQLite every
 transaction is `BEGIN IMMEDIATE`, which serialises the same way, and tokens
 go that way too); the slot row then stays with the process between its
@@ -42,16 +47,19 @@ from crawler.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
 from crawler.sources.gate import NOTHING_HELD, Held
 from crawler.sources.politeness import (
+    BATCH_TOKENS,
     BUSY_HOLD_SECS,
+    HOLD_SECS,
     Decision,
     Politeness,
     Verdict,
+    batch_reserve,
     cooling_ends,
     decide,
     gives_way,
     refill,
 )
-from crawler.sources.slots import BUSY, IdleSlots
+from crawler.sources.slots import BUSY, HELD_TOKENS, IdleSlots
 from jobs.errors import JobCancelled
 
 logger = logging.getLogger(__name__)
@@ -75,12 +83,13 @@ def _db_now() -> datetime:
         return cursor.fetchone()[0]
 
 
-# One request's token in one statement. `old` locks the source's row and reads
-# it as it is once the lock is ours (READ COMMITTED re-reads a row it waited
-# for); the bucket is refilled by the database clock as `refill` does; the
-# UPDATE takes the token only when one is there and the source is not cooling.
-# The caller decides from what comes back with `decide`, on the same numbers.
-TAKE_TOKEN = """
+# A request's token in one statement (a fast source's: up to `want` of them).
+# `old` locks the source's row and reads it as it is once the lock is ours
+# (READ COMMITTED re-reads a row it waited for); the bucket is refilled by the
+# database clock as `refill` does; the UPDATE takes up to `want` whole tokens,
+# leaving `reserve` in the bucket, unless the source is cooling. The
+# caller decides a wait from what comes back with `decide`, on the same numbers.
+TAKE_TOKENS = """
 WITH old AS (
     SELECT source_id, tokens, refilled_at, cooling_until, cooling_reason, statement_timestamp() AS now
     FROM crawler_source_throttle WHERE source_id = %(source)s FOR UPDATE
@@ -92,11 +101,15 @@ WITH old AS (
     END AS refilled
     FROM old
 ), verdict AS (
-    SELECT bucket.*, (cooling_until IS NULL OR cooling_until <= now) AND refilled >= 1 AS granted FROM bucket
+    SELECT bucket.*, CASE
+        WHEN cooling_until IS NOT NULL AND cooling_until > now THEN 0
+        ELSE GREATEST(0, LEAST(%(want)s::int, FLOOR(refilled - %(reserve)s::float8)::int))
+    END AS granted
+    FROM bucket
 ), taken AS (
     UPDATE crawler_source_throttle AS t
-    SET tokens = verdict.refilled - 1, refilled_at = verdict.now, updated_at = verdict.now
-    FROM verdict WHERE t.source_id = verdict.source_id AND verdict.granted
+    SET tokens = verdict.refilled - verdict.granted, refilled_at = verdict.now, updated_at = verdict.now
+    FROM verdict WHERE t.source_id = verdict.source_id AND verdict.granted > 0
     RETURNING t.source_id
 )
 SELECT granted, refilled, now, cooling_until, cooling_reason FROM verdict
@@ -229,6 +242,7 @@ class SourceLimiter:
         delete_slots(IDLE_SLOTS.give_back(self.source_id, held))
 
     def cool_down(self, secs: float, reason: str) -> datetime:
+        HELD_TOKENS.drop(self.source_id)
         with transaction.atomic():
             row = self._locked_row()
             now = _db_now()
@@ -268,21 +282,38 @@ class SourceLimiter:
         return None
 
     def _take_token(self) -> Attempt:
+        if HELD_TOKENS.take(self.source_id):
+            return Attempt(Decision(Verdict.GRANTED, 0.0), NOTHING_HELD)
         if connection.vendor != "postgresql":
             return self._transaction(slot=False)
-        params = {"source": self.source_id, "burst": self.policy.burst, "rate": self.policy.rate_limit}
+        reserve = batch_reserve(self.policy)
+        params = {
+            "source": self.source_id,
+            "burst": self.policy.burst,
+            "rate": self.policy.rate_limit,
+            "want": 1 if reserve is None else BATCH_TOKENS,
+            "reserve": reserve or 0.0,
+        }
+        # Before the statement is sent, so the hold never outlasts HOLD_SECS from the database's grant.
+        hold_until = time.monotonic() + HOLD_SECS
         with connection.cursor() as cursor:
-            cursor.execute(TAKE_TOKEN, params)
+            cursor.execute(TAKE_TOKENS, params)
             row = cursor.fetchone()
             if row is None:  # first use of the source anywhere: a full bucket
                 SourceThrottle.objects.bulk_create([SourceThrottle(source_id=self.source_id)], ignore_conflicts=True)
-                cursor.execute(TAKE_TOKEN, params)
+                cursor.execute(TAKE_TOKENS, params)
                 row = cursor.fetchone()
         granted, tokens, now, cooling_until, cooling_reason = row
         if granted:
-            return Attempt(Decision(Verdict.GRANTED, tokens - 1.0), NOTHING_HELD)
+            HELD_TOKENS.keep(self.source_id, granted - 1, hold_until)
+            return Attempt(Decision(Verdict.GRANTED, tokens - granted), NOTHING_HELD)
         decision = decide(
-            tokens, in_flight=0, policy=self.policy, now=now, cooling_until=cooling_until, need_slot=False
+            tokens - params["reserve"],
+            in_flight=0,
+            policy=self.policy,
+            now=now,
+            cooling_until=cooling_until,
+            need_slot=False,
         )
         return Attempt(decision, None, cooling_until, cooling_reason)
 
@@ -295,12 +326,18 @@ class SourceLimiter:
             slots = SourceSlot.objects.filter(source_id=self.source_id)
             in_flight = slots.filter(expires_at__gt=now).count() if slot else 0
             tokens = refill(row.tokens, row.refilled_at, now, rate=policy.rate_limit, burst=policy.burst)
+            reserve = batch_reserve(policy) or 0.0  # a fast source's every take leaves it (`batch_reserve`)
             decision = decide(
-                tokens, in_flight=in_flight, policy=policy, now=now, cooling_until=row.cooling_until, need_slot=slot
+                tokens - reserve,
+                in_flight=in_flight,
+                policy=policy,
+                now=now,
+                cooling_until=row.cooling_until,
+                need_slot=slot,
             )
             if not decision.granted:
                 return Attempt(decision, None, row.cooling_until, row.cooling_reason)
-            row.tokens, row.refilled_at = decision.tokens, now
+            row.tokens, row.refilled_at = decision.tokens + reserve, now
             row.save(update_fields=["tokens", "refilled_at", "updated_at"])
             if not slot:
                 return Attempt(decision, NOTHING_HELD)

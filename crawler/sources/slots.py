@@ -1,4 +1,4 @@
-"""What one worker process keeps of its sources' limits between requests: idle slot rows and busy marks.
+"""What one worker process keeps of its sources' limits between requests: idle slots, held tokens, busy marks.
 
 A `SourceSlot` row counts one request of a source in flight against its
 `max_concurrency`. A job asks for its pages one after another, so the slot
@@ -7,6 +7,10 @@ the row (still counted, still expiring on its own) in an idle list, and the
 next request of any job of that source in this process takes it without a
 round trip. Rows are deleted when no open adapter of the source is left in
 the process to use them, so another process can take that share.
+
+A fast source's tokens may be taken a few at a time (`politeness.batch_reserve`);
+the ones left over wait here for the process's next requests, for
+`politeness.HOLD_SECS` at most.
 
 A busy mark says "a job of this source just gave its thread back because the
 source's tokens or slots are spoken for by other jobs": the worker leases no
@@ -101,7 +105,42 @@ class BusyMarks:
             return set(self._until)
 
 
+class HeldTokens:
+    """Tokens a fast source's batch take left over, usable by this process until their hold ends."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._held: dict[str, tuple[int, float]] = {}
+
+    def keep(self, source_id: str, count: int, until: float) -> None:
+        """Hold `count` tokens until `until` (on this clock); what was held before goes (it is older)."""
+        with self._lock:
+            if count > 0:
+                self._held[source_id] = (count, until)
+            else:
+                self._held.pop(source_id, None)
+
+    def take(self, source_id: str) -> bool:
+        with self._lock:
+            count, until = self._held.get(source_id, (0, 0.0))
+            if not count or self._clock() >= until:
+                self._held.pop(source_id, None)
+                return False
+            self._held[source_id] = (count - 1, until)
+            return True
+
+    def drop(self, source_id: str) -> None:
+        with self._lock:
+            self._held.pop(source_id, None)
+
+    def forget(self) -> None:
+        with self._lock:
+            self._held.clear()
+
+
 BUSY = BusyMarks()
+HELD_TOKENS = HeldTokens()
 
 
 def busy_sources() -> set[str]:

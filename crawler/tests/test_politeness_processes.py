@@ -24,6 +24,7 @@ from jobs.models import Job, JobState
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 
 WORKERS = 3
+THREADS = 1
 RATE, BURST, IN_FLIGHT = 4, 2, 2
 LIMITS = {"rate_limit": RATE, "burst": BURST, "max_concurrency": IN_FLIGHT}
 ON_THE_WIRE_SECS = 0.2
@@ -43,7 +44,9 @@ def _crawl_site(demo_site_factory, throttle: ServerThrottle, **catalog):
 
 
 def _start(workers, **env):
-    running = [workers.start(CRAWLER_WORKERS="2", **env) for _ in range(WORKERS)]
+    # One job thread each: a process keeps the slots its jobs hold between their requests, so with
+    # IN_FLIGHT slots at least two processes must be asking the site at once.
+    running = [workers.start(CRAWLER_WORKERS=str(THREADS), **env) for _ in range(WORKERS)]
     for worker in running:
         worker.wait_ready()
     return running
@@ -90,7 +93,7 @@ def test_three_workers_together_stay_within_rate_plus_burst_and_in_flight_limit(
     arrivals = sorted(throttle.arrivals)
     duration = arrivals[-1] - arrivals[0]
     print(
-        f"\npoliteness figures ({db_route}): workers={WORKERS}x2 threads limit={RATE}/s burst={BURST} "
+        f"\npoliteness figures ({db_route}): workers={WORKERS}x{THREADS} threads limit={RATE}/s burst={BURST} "
         f"in_flight<={IN_FLIGHT}: requests={len(arrivals)} in {duration:.2f} s "
         f"(mean {len(arrivals) / duration:.2f}/s) busiest_second={throttle.busiest_second()} "
         f"max_in_flight={throttle.max_in_flight} 429s={len(throttle.refusals)} "

@@ -1,0 +1,65 @@
+"""One httpx client per source and process, shared by every adapter, with each adapter's cookies kept apart."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from crawler.sources.hosts import HostGuard
+from crawler.sources.http import SourceCookies, SourceHttp
+
+pytestmark = pytest.mark.sqlite_ok
+
+
+class _CookieSite(BaseHTTPRequestHandler):
+    """`/login` sets a session cookie; `/echo` answers with the Cookie header it got; both keep the connection."""
+
+    protocol_version = "HTTP/1.1"
+    connections: set[tuple[str, int]] = set()
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        type(self).connections.add(self.client_address)
+        body = (self.headers.get("Cookie") or "-").encode() if self.path == "/echo" else b"welcome"
+        self.send_response(200)
+        if self.path == "/login":
+            self.send_header("Set-Cookie", "session=secret-of-one-job; Path=/")
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    _CookieSite.connections = set()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _CookieSite)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _adapter_http(base_url: str) -> SourceHttp:
+    return SourceHttp("cookies", HostGuard("cookies", base_url), SourceCookies())
+
+
+def test_adapters_of_a_source_share_one_client_and_its_connection(site):
+    first, second = _adapter_http(site), _adapter_http(site)
+    assert first.client is second.client
+    first.get_page(f"{site}/echo")
+    first.close()  # a job ends: the connection stays open for the next one
+    second.get_page(f"{site}/echo")
+    assert len(_CookieSite.connections) == 1
+
+
+def test_a_cookie_one_adapter_was_given_never_goes_out_with_anothers_request(site):
+    logged_in, other = _adapter_http(site), _adapter_http(site)
+    logged_in.get_page(f"{site}/login")
+    assert other.get_page(f"{site}/echo").html == "-"
+    assert logged_in.get_page(f"{site}/echo").html == "session=secret-of-one-job"
