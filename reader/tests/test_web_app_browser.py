@@ -124,6 +124,7 @@ def test_library_shelves_badges_and_progress_bars(live_server, alice, sized):
         assert bar and filled and abs(filled["width"] / bar["width"] - 0.25) < 0.02  # 1 of 4 read
         assert background(page, f'#library-grid a[href="/mangas/{berserk.id}/"] .badge') == "rgb(198, 40, 40)"
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing runs off the side
+        assert box(page, "header.top")["height"] <= 100  # two rows at most, on a phone too
         cards = page.locator("#library-grid .card").all()
         assert all(c.bounding_box()["width"] <= width for c in cards)
         shot(page, "library-shelves", size)
