@@ -8,8 +8,10 @@ unless --keep). Rows, in this order:
 
 - ours, production worker: `jobs.worker.loop.Worker.run(drain=True)`,
   the loop `crawl_worker`/`analyze_worker` run, with a no-op handler for
-  `analyze_page`: concurrency C, and a lease statement claims `batch` jobs
-  (lease-ahead = batch - C) as PgQueuer's dequeue does. THE HEADLINE;
+  `analyze_page`: concurrency C, a lease statement claims the free slots and
+  the jobs found finished in one step are acked in one statement, exactly as
+  in production (no batch setting). The floor: not slower than PgQueuer's
+  own worker;
 - ours, queue API alone: `lease(batch)` then `ack_done_many` in a loop, what
   no worker runs but the best case of the queue itself;
 - PgQueuer: its `QueueManager.run(batch_size=batch, mode=drain)`, an async
@@ -122,14 +124,8 @@ def ours_worker(
     from jobs.worker.loop import Worker, WorkerConfig
 
     handler = _touch_handler() if write else (lambda payload, ctx: None)
-    # A lease statement claims `batch` jobs, as PgQueuer's dequeue does: concurrency + lease-ahead.
-    config = WorkerConfig(
-        role="bench",
-        handlers={"analyze_page": handler},
-        concurrency=concurrency,
-        lease_ahead=max(batch - concurrency, 0),
-        ack_batch=batch,
-    )
+    # As in production: a lease statement claims the free slots, the jobs found finished are acked together.
+    config = WorkerConfig(role="bench", handlers={"analyze_page": handler}, concurrency=concurrency)
     worker = Worker(config)
     connection.ensure_connection()
     ready.put(os.getpid())
@@ -551,7 +547,7 @@ def systems(args: argparse.Namespace) -> list[System]:
     return [
         System(
             "ours",
-            f"ours: production Worker loop (concurrency {c}, batch {args.batch})",
+            f"ours: production Worker loop (concurrency {c})",
             prepare_ours,
             ours_enqueue,
             ours_worker,
@@ -663,7 +659,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes per system")
     parser.add_argument("--concurrency", type=int, default=4, help="jobs at once per process")
     parser.add_argument(
-        "--batch", type=int, default=10, help="jobs claimed per lease/fetch statement (ours, queue API, PgQueuer)"
+        "--batch", type=int, default=10, help="jobs claimed per lease/fetch statement (queue API, PgQueuer)"
     )
     parser.add_argument("--rounds", type=int, default=3, help="drains per system and handler; the median is reported")
     parser.add_argument("--single", type=int, default=500, help="of --jobs, how many are enqueued one per call")

@@ -354,15 +354,11 @@ def _lease_params(
 
 
 def _claim(sql: str, params: dict[str, Any]) -> list[tuple]:
-    """Run a claim statement with `_ORDERED_WALK` around it; its rows, claimed ones in lease order.
-
-    A claimed row ends with its `ord`; rows with a NULL `ord` (the acks riding
-    on it) come last.
-    """
+    """Run a claim statement with `_ORDERED_WALK` around it; its rows in lease order (each ends with its `ord`)."""
     with connection.cursor() as cursor:
         rows = fetch_walking_in_order(cursor, sql, params)
     # UPDATE ... RETURNING does not promise the walk's order: `ord` restores it.
-    rows.sort(key=lambda row: (row[-1] is None, row[-1] or 0))
+    rows.sort(key=lambda row: row[-1])
     return rows
 
 
@@ -596,55 +592,6 @@ def ack_done_many(leases: Sequence[Lease]) -> int:
         if lease_.id not in acked:
             _warn_stale("ack_done_many", lease_)
     return len(acked)
-
-
-# The ack of `ack_done_many` and the claim of `lease` in one statement and one
-# commit. The rows being acked are left out of the claim: a done job whose
-# lease just lapsed would otherwise be updated by both halves at once.
-_PG_ACK_AND_LEASE_SQL = f"""
-WITH acked AS (
-    UPDATE crawler_jobs j
-       SET state = 'done', leased_until = NULL, updated_at = statement_timestamp()
-      FROM unnest(%(ack_ids)s::uuid[], %(ack_generations)s::bigint[]) AS l(id, generation)
-     WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
-    RETURNING j.id
-), leased AS ({_lease_candidates(" AND id <> ALL(%(ack_ids)s::uuid[])")}
-), claimed AS ({_CLAIM_LEASED}
-)
-SELECT id, payload, attempts, max_attempts, lease_generation, ord FROM claimed
-UNION ALL
-SELECT id, NULL, NULL, NULL, NULL, NULL FROM acked"""
-
-
-def ack_done_many_and_lease(
-    done: Sequence[Lease],
-    kinds: list[str] | None,
-    max: int,  # noqa: A002
-    lease_duration: timedelta,
-    *,
-    exclude_sources: Collection[str] = (),
-) -> tuple[int, list[Lease]]:
-    """`ack_done_many(done)` then `lease(...)`, in one round trip on PostgreSQL; (acked, new leases).
-
-    A worker that frees slots by finishing jobs fills them again at once, so
-    the acks ride on the lease statement instead of costing a commit of their
-    own. Each ack keeps its `(id, generation, running)` guard and the claim
-    keeps every property of `lease`.
-    """
-    if not _is_postgres() or not done or max <= 0:
-        acked = ack_done_many(done)
-        return acked, lease(kinds, max, lease_duration, exclude_sources=exclude_sources)
-    params = {
-        **_lease_params(kinds, max, lease_duration, exclude_sources),
-        "ack_ids": pg_array(lease_.id for lease_ in done),
-        "ack_generations": pg_array(lease_.lease_generation for lease_ in done),
-    }
-    rows = _claim(_PG_ACK_AND_LEASE_SQL, params)
-    acked_ids = {row[0] for row in rows if row[5] is None}
-    for lease_ in done:
-        if lease_.id not in acked_ids:
-            _warn_stale("ack_done_many_and_lease", lease_)
-    return len(acked_ids), _decode_leases([row[:5] for row in rows if row[5] is not None])
 
 
 def ack_failed(lease_: Lease, error: str) -> bool:

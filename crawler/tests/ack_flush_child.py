@@ -1,11 +1,11 @@
 """Child process for the kill-before-ack test: a real `Worker` loop draining analyze_page jobs.
 
-python ack_flush_child.py --runs FILE [--stall-before-ack MARKER] [--ack-delay SECS]
+python ack_flush_child.py --runs FILE [--stall-before-ack MARKER]
 
 Every handler run appends "job_id generation" to FILE (the job's side effect).
-With --stall-before-ack the first batch of done acks never reaches the
-database (whether it goes out alone or with the next lease): the child writes the batch's job ids to MARKER and stalls inside the
-flush, so the test can kill -9 it between finishing those jobs and acking them.
+With --stall-before-ack the first done acks never reach the database: the
+child writes the acked job ids to MARKER and stalls inside the ack, so the
+test can kill -9 it between finishing those jobs and acking them.
 Without it, the child drains the queue and exits 0.
 """
 
@@ -20,7 +20,6 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", required=True)
     parser.add_argument("--stall-before-ack")
-    parser.add_argument("--ack-delay", type=float, default=0.005)
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
     import django
@@ -38,7 +37,7 @@ def main() -> None:
     if args.stall_before_ack:
         marker = args.stall_before_ack
 
-        ack_done_many, ack_done_many_and_lease = queue.ack_done_many, queue.ack_done_many_and_lease
+        ack_done_many = queue.ack_done_many
 
         def stall(leases):
             if not leases:  # nothing to ack: not the window under test
@@ -52,20 +51,9 @@ def main() -> None:
             stall(leases)
             return ack_done_many(leases)
 
-        def stalled_ack_done_many_and_lease(done, *args, **kwargs):
-            stall(done)
-            return ack_done_many_and_lease(done, *args, **kwargs)
-
-        # Both ways the loop sends done acks: on their own, or riding on the next lease.
         queue.ack_done_many = stalled_ack_done_many
-        queue.ack_done_many_and_lease = stalled_ack_done_many_and_lease
 
-    config = WorkerConfig(
-        role="test",
-        handlers={"analyze_page": record_run},
-        concurrency=4,
-        ack_delay_secs=args.ack_delay,
-    )
+    config = WorkerConfig(role="test", handlers={"analyze_page": record_run}, concurrency=4)
     Worker(config).run(drain=True, install_signals=False)
 
 

@@ -158,10 +158,9 @@ def test_a_step_survives_its_session_being_terminated():
     try:
         for _ in range(20):
             worker.step()
-            worker.collect_finished()
+            worker.wait_until_settled(1.0)
             if len(ran) == 3 and not Job.objects.exclude(state=JobState.DONE).exists():
                 break
-            worker.wake.wait(0.05)
         assert len(ran) == 3
         assert set(Job.objects.values_list("state", flat=True)) == {JobState.DONE}
         assert worker.outage.outages == 1 and not worker.outage.unavailable  # lost once, then back

@@ -55,13 +55,7 @@ def make_worker(handler, *, clock=None, browser_factory=None, **overrides) -> Wo
 
 def wait_for_in_flight(worker: Worker, timeout: float = 10.0) -> None:
     """Let dispatched jobs finish and be judged, without leasing anything new."""
-    deadline = time.monotonic() + timeout
-    while worker.in_flight:
-        assert time.monotonic() < deadline, "jobs still in flight"
-        worker.wake.wait(0.05)
-        worker.wake.clear()
-        worker.collect_finished()
-        worker.enforce_deadlines()
+    assert worker.wait_until_settled(timeout), "jobs still in flight"
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The worker's job threads, its ack batch and its control cadence: pure decisions, then real connections."""
+"""The worker's job threads and its control cadence: pure decisions, then real connections."""
 
 from __future__ import annotations
 
@@ -8,31 +8,8 @@ import pytest
 from django.db import connection
 
 from crawler.tests.worker_processes import wait_until
-from jobs.worker.acks import AckBatch, flush_due
 from jobs.worker.cadence import control_due
 from jobs.worker.pool import JobPool, connection_should_close
-
-
-@pytest.mark.sqlite_ok
-@pytest.mark.parametrize(
-    ("pending", "oldest_age", "due"),
-    [(0, 99.0, False), (1, 0.0, False), (9, 0.004, False), (10, 0.0, True), (1, 0.005, True), (25, 0.0, True)],
-)
-def test_acks_flush_when_the_batch_is_full_or_its_oldest_has_waited(pending, oldest_age, due):
-    assert flush_due(pending, oldest_age, batch_size=10, max_delay_secs=0.005) is due
-
-
-@pytest.mark.sqlite_ok
-def test_ack_batch_says_how_long_the_loop_may_wait_before_it_must_flush():
-    now = [100.0]
-    batch = AckBatch(batch_size=2, max_delay_secs=0.01, clock=lambda: now[0])
-    assert batch.secs_until_due() is None and not batch.due()
-    batch.add("a")  # type: ignore[arg-type]
-    now[0] += 0.004
-    assert batch.secs_until_due() == pytest.approx(0.006) and not batch.due()
-    batch.add("b")  # type: ignore[arg-type]
-    assert batch.secs_until_due() == 0.0 and batch.due()
-    assert batch.take() == ["a", "b"] and batch.pending() == []
 
 
 @pytest.mark.sqlite_ok

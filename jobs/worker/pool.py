@@ -10,11 +10,7 @@ pool holds no connection.
 
 The loop never hands the pool more tasks than it has free threads (`free`),
 so a task never waits behind another for a thread; a handler that ignores
-its cancel event keeps its thread busy, exactly as it keeps its slot. A task
-may return a follow-up task, which its thread runs next (after tidying its
-connection) without going back to the loop: a job thread that finished a
-short job starts the next one already leased (`Worker._run_job`). The thread
-counts as busy until it has no follow-up left.
+its cancel event keeps its thread busy, exactly as it keeps its slot.
 """
 
 from __future__ import annotations
@@ -31,7 +27,6 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 
 logger = logging.getLogger(__name__)
 
-# A task returns its follow-up task, or None when its thread is free again.
 Task = Callable[[], Any]
 
 
@@ -127,13 +122,11 @@ class JobPool:
                 if (outages := self.outages()) != outages_seen:
                     outages_seen = outages
                     connection.close()
-                while task is not None:
-                    try:
-                        task = task()
-                    except BaseException:  # tasks report their own outcome; this only keeps the thread alive
-                        logger.exception("job thread: task raised")
-                        task = None
-                    keeper.tidy()
+                try:
+                    task()
+                except BaseException:  # tasks report their own outcome; this only keeps the thread alive
+                    logger.exception("job thread: task raised")
+                keeper.tidy()
                 with self._lock:
                     self._busy -= 1
         finally:

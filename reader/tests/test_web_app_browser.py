@@ -82,6 +82,16 @@ def background(page: Page, selector: str) -> str:
     return page.eval_on_selector(selector, "e => getComputedStyle(e).backgroundColor")
 
 
+def unlabelled(page: Page) -> list[str]:
+    """Controls a screen reader could not name: no label, no aria-label, no text."""
+    return page.eval_on_selector_all(
+        "button, select, input:not([type=hidden]), a[href]",
+        """els => els.filter(e => !((e.labels && e.labels.length) || e.getAttribute('aria-label')
+                                    || e.textContent.trim() || e.querySelector('img[alt]:not([alt=""])')))
+                   .map(e => e.outerHTML.slice(0, 80))""",
+    )
+
+
 def remember(page: Page, manga_id: object, **choices: object) -> None:
     """Open the reader with these choices, as if the reader had made them for this manga before."""
     import json
@@ -114,9 +124,14 @@ def test_library_shelves_badges_and_progress_bars(live_server, alice, sized):
         assert bar and filled and abs(filled["width"] / bar["width"] - 0.25) < 0.02  # 1 of 4 read
         assert background(page, f'#library-grid a[href="/mangas/{berserk.id}/"] .badge') == "rgb(198, 40, 40)"
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing runs off the side
+        assert box(page, "header.top")["height"] <= 100  # two rows at most, on a phone too
         cards = page.locator("#library-grid .card").all()
         assert all(c.bounding_box()["width"] <= width for c in cards)
         shot(page, "library-shelves", size)
+        assert unlabelled(page) == []
+        page.keyboard.press("Tab")  # the skip link comes first and shows itself
+        assert page.evaluate("document.activeElement.className") == "skip"
+        assert box(page, ".skip")["x"] >= 0
         resume.click()
         expect(page.locator("#position")).to_have_text("Page 2 of 4")  # where it was left
 
@@ -169,6 +184,7 @@ def test_fit_modes_immersive_slider_and_help_at_both_sizes(live_server, sized):
             assert bar["height"] <= 50  # one short row: the options fold away
             expect(page.locator("#reader-options")).to_be_hidden()
         shot(page, "reader-chrome", size)
+        assert unlabelled(page) == []
         page.mouse.click(width / 2, height / 2)
         expect(page.locator("#reader-bar")).to_be_hidden()
         expect(page.locator("#reader-foot")).to_be_hidden()

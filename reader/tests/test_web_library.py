@@ -171,6 +171,19 @@ def test_sorts_and_filters_pick_and_order_the_grid(reader, alice):
     assert grid(sort="title", source="other") == ["Bravo"]
     assert grid(sort="title", source="demo", status="completed") == ["Charlie"]
     assert b.pk  # Bravo has no chapters: last by unread
+    assert grid(q="a", sort="unread") == ["Charlie", "Alpha", "Bravo"]  # a search in a chosen order
+    assert grid(q="charl") == ["Charlie"]
+
+
+def test_anonymous_readers_sort_by_chapters_when_the_library_is_public(client, settings, db):
+    settings.LIBRARY_PUBLIC_READ = True
+    src = f.source("demo")
+    for title, chapters in (("One", 1), ("Three", 3), ("None", 0)):
+        manga = f.manga(title, src=src)
+        for n in range(chapters):
+            f.chapter(manga, n + 1, src=src, pages=1)
+    html = _html(client.get("/", {"sort": "unread"}))
+    assert _card_titles(html, "library-grid") == ["Three", "One", "None"]
 
 
 def _library_with(n: int, user) -> None:
