@@ -168,6 +168,7 @@ class Attempt:
     held: Held | None  # set when granted
     cooling_until: datetime | None = None
     cooling_reason: str = ""
+    others_asking: bool = False  # another job of the source holds a slot (as far as this look could tell)
 
 
 class SourceLimiter:
@@ -190,6 +191,7 @@ class SourceLimiter:
         self.max_wait_secs = max_wait_secs if max_wait_secs is not None else 2 * ttl.total_seconds()
         self.yield_when_busy = yield_when_busy
         self.granted = 0  # requests this limiter let out
+        self.gave_way = False  # it raised SourceBusy: the source is others', its busy mark stays
         self._closed = False
         IDLE_SLOTS.opened(source_id)
 
@@ -211,7 +213,12 @@ class SourceLimiter:
                     source_id=self.source_id,
                     until=attempt.cooling_until,
                 )
-            if self.yield_when_busy and gives_way(decision, rate=self.policy.rate_limit, started=self.granted > 0):
+            started = self.granted > 0
+            others = attempt.others_asking or IDLE_SLOTS.open_elsewhere(self.source_id)
+            if self.yield_when_busy and gives_way(
+                decision, rate=self.policy.rate_limit, started=started, others_asking=others
+            ):
+                self.gave_way = True
                 BUSY.mark(self.source_id, max(BUSY_HOLD_SECS, decision.wait_secs))
                 raise SourceBusy(
                     f"source {self.source_id!r} is busy with other jobs ({decision.verdict.value}, "
@@ -232,7 +239,7 @@ class SourceLimiter:
             return
         self._closed = True
         delete_slots(IDLE_SLOTS.closed(self.source_id))
-        if self.granted:
+        if self.granted and not self.gave_way:
             BUSY.clear(self.source_id)  # the job that had the source's requests is over
 
     def give_back(self, held: Slot) -> None:
@@ -336,7 +343,7 @@ class SourceLimiter:
                 need_slot=slot,
             )
             if not decision.granted:
-                return Attempt(decision, None, row.cooling_until, row.cooling_reason)
+                return Attempt(decision, None, row.cooling_until, row.cooling_reason, others_asking=in_flight > 0)
             row.tokens, row.refilled_at = decision.tokens + reserve, now
             row.save(update_fields=["tokens", "refilled_at", "updated_at"])
             if not slot:

@@ -58,6 +58,11 @@ class IdleSlots(Generic[T]):
             self._idle[source_id].append(slot)
             return self._trim(source_id)
 
+    def open_elsewhere(self, source_id: str) -> bool:
+        """Is more than one adapter of the source open here (another job of it running in this process)?"""
+        with self._lock:
+            return self._open.get(source_id, 0) > 1
+
     def idle(self, source_id: str) -> int:
         with self._lock:
             return len(self._idle.get(source_id, ()))

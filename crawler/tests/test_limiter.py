@@ -137,6 +137,33 @@ def test_a_jobs_limiter_gives_its_thread_back_when_other_jobs_have_every_slot():
         waiting.acquire()
 
 
+def test_a_new_job_gives_way_at_once_when_another_job_here_spends_the_tokens():
+    policy = Politeness(rate_limit=20, burst=1, max_concurrency=8)
+    running = SourceLimiter("s", policy)
+    running.acquire(slot=False)  # the bucket is empty for 50 ms: one token interval, a lone job's own pace
+    newcomer = SourceLimiter("s", policy, yield_when_busy=True)
+    with pytest.raises(SourceBusy, match="wait_token"):
+        newcomer.acquire()
+    newcomer.close()
+    running.close()
+    alone = SourceLimiter("s", policy, yield_when_busy=True)
+    alone.acquire(slot=False)
+    alone.acquire(slot=False)  # alone on the source it waits its interval instead
+
+
+def test_a_started_job_that_gives_way_keeps_its_sources_busy_mark_when_it_closes():
+    policy = Politeness(rate_limit=100, burst=10, max_concurrency=1)
+    other_job = SourceLimiter("s", policy)
+    gate = SourceLimiter("s", policy, yield_when_busy=True)
+    gate.acquire().release()  # started: one request out
+    held = other_job.acquire()  # its slot kept idle here went to a job of this process; now it is in use
+    with pytest.raises(SourceBusy):
+        gate.acquire()
+    gate.close()
+    assert busy_sources() == {"s"}  # else this worker would lease the source's next job at once
+    held.release()
+
+
 def test_the_job_that_had_a_source_ends_its_busy_mark_here():
     policy = Politeness(rate_limit=100, burst=10, max_concurrency=1)
     serving = SourceLimiter("s", policy)

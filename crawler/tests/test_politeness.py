@@ -35,20 +35,22 @@ def at(secs: float) -> datetime:
 
 
 @pytest.mark.parametrize(
-    ("verdict", "wait", "started", "expected"),
+    ("verdict", "wait", "started", "others", "expected"),
     [
-        (Verdict.WAIT_SLOT, 0.05, True, True),  # every slot is another job's until it ends
-        (Verdict.WAIT_TOKEN, 0.25, False, False),  # one interval (4/s): the job's own pace
-        (Verdict.WAIT_TOKEN, 0.40, False, True),  # 1.6 intervals: someone else takes the tokens
-        (Verdict.WAIT_TOKEN, 0.40, True, False),  # mid-chapter: it holds on longer
-        (Verdict.WAIT_TOKEN, 0.80, True, True),
-        (Verdict.COOLING, 60.0, False, False),  # a cooldown is deferred or waited, never given way to
-        (Verdict.GRANTED, 0.0, False, False),
+        (Verdict.WAIT_SLOT, 0.05, True, False, True),  # every slot is another job's until it ends
+        (Verdict.WAIT_TOKEN, 0.25, False, False, False),  # one interval (4/s): the job's own pace
+        (Verdict.WAIT_TOKEN, 0.05, False, True, True),  # empty bucket, another job has a slot: its tokens
+        (Verdict.WAIT_TOKEN, 0.05, True, True, False),  # started: only a long wait says it is shared
+        (Verdict.WAIT_TOKEN, 0.40, False, False, True),  # 1.6 intervals: someone else takes the tokens
+        (Verdict.WAIT_TOKEN, 0.40, True, False, False),  # mid-chapter: it holds on a little longer
+        (Verdict.WAIT_TOKEN, 0.45, True, False, True),  # 1.8 intervals: two jobs share the source
+        (Verdict.COOLING, 60.0, False, True, False),  # a cooldown is deferred or waited, never given way to
+        (Verdict.GRANTED, 0.0, False, True, False),
     ],
 )
-def test_a_job_gives_way_when_other_jobs_have_its_sources_requests(verdict, wait, started, expected):
+def test_a_job_gives_way_when_other_jobs_have_its_sources_requests(verdict, wait, started, others, expected):
     decision = Decision(verdict, 0.0, wait)
-    assert gives_way(decision, rate=POLICY.rate_limit, started=started) is expected
+    assert gives_way(decision, rate=POLICY.rate_limit, started=started, others_asking=others) is expected
 
 
 def test_a_bucket_never_used_is_full():
