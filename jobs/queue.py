@@ -427,6 +427,41 @@ def _ack_done_many_orm(leases: Sequence[Lease]) -> set[uuid.UUID]:
         }
 
 
+def ack_done_many_and_lease(
+    done: Sequence[Lease],
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    *,
+    exclude_sources: Collection[str] = (),
+) -> tuple[int, list[Lease]]:
+    """`ack_done_many(done)` then `lease(...)` in one commit (one statement on PostgreSQL); (acked, new leases).
+
+    A step that finds jobs finished and slots free settles the one and fills
+    the other together. Each ack keeps its `(id, generation, running)` guard
+    and the claim keeps every property of `lease`.
+    """
+    if not done or max <= 0:
+        return ack_done_many(done), lease(kinds, max, lease_duration, exclude_sources=exclude_sources)
+    if sql.applies():
+        acked, claimed = sql.ack_done_many_and_lease(
+            [lease_.id for lease_ in done],
+            [lease_.lease_generation for lease_ in done],
+            kinds,
+            max,
+            lease_duration,
+            exclude_sources,
+        )
+    else:
+        with transaction.atomic():
+            acked = _ack_done_many_orm(done)
+            claimed = _lease_orm(kinds, max, lease_duration, exclude_sources)
+    for lease_ in done:
+        if lease_.id not in acked:
+            _warn_stale("ack_done_many_and_lease", lease_)
+    return len(acked), _decode_leases(claimed)
+
+
 def ack_failed(lease_: Lease, error: str) -> bool:
     """Record a failed attempt: dead at `max_attempts`, else pending again after a jittered backoff."""
     guarded = _guarded(lease_.id, lease_.lease_generation)

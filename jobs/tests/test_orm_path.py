@@ -76,3 +76,16 @@ def test_a_leaser_skips_rows_another_leaser_holds_locked(orm_only):
 
     assert len(got["first"]) == 2 and len(got["second"]) == 2
     assert got["first"] | got["second"] == ids  # every job once, none twice
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.django_db
+def test_acks_and_the_next_claim_commit_together_and_never_claim_what_they_ack(orm_only):
+    ids = [r.id for r in queue.enqueue_many([AnalyzePage(page_id=uuid.uuid4()) for _ in range(3)])]
+    first = queue.lease(["analyze_page"], 2, LEASE)
+
+    acked, leases = queue.ack_done_many_and_lease(first, ["analyze_page"], 5, LEASE)
+
+    assert acked == 2
+    assert [lease.id for lease in leases] == ids[2:]
+    assert set(Job.objects.filter(id__in=ids[:2]).values_list("state", flat=True)) == {JobState.DONE}
