@@ -231,10 +231,6 @@ class _Models:
 
         return RapidOCR(), NudeDetector()
 
-    @property
-    def loaded(self) -> bool:
-        return self._loaded is not None
-
 
 MODELS = _Models()
 
