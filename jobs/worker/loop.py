@@ -342,13 +342,17 @@ class Worker:
             self.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
 
     def _lease_lost(self, lease: Lease) -> None:
-        if self.runner.abandon(lease):
-            logger.warning(
-                "lease lost job=%s kind=%s generation=%d: dropping the job without acking",
-                lease.id,
-                lease.kind,
-                lease.lease_generation,
-            )
+        job = self.runner.claim_lost(lease)
+        if job is None:  # settled meanwhile: its ack or release is what the heartbeat saw
+            return
+        logger.warning(
+            "lease lost job=%s kind=%s generation=%d: dropping the job without acking",
+            lease.id,
+            lease.kind,
+            lease.lease_generation,
+        )
+        job.cancel.set()
+        self.wake.set()
 
     # --- control and periodic duties ------------------------------------------------------
 
