@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catalog.models import Chapter
-from crawler.passes.pipeline import enqueue_chapter_content
+from crawler.passes.chapters import enqueue_chapter_content
 
 
 def enqueue_bookmarked_chapters(sender: Any, *, chapters: list[Chapter], **kwargs: Any) -> None:

@@ -10,10 +10,13 @@ lease that was released, reclaimed or expired and re-leased by someone else
 carries an older generation, so its late ack matches nothing and steps aside
 instead of clobbering the successor (the force-analyze race).
 
-PostgreSQL is the production backend: `lease` is one `FOR UPDATE SKIP LOCKED`
-statement and `enqueue` NOTIFYs idle workers in the same round trip. On the
-embedded SQLite default the same semantics hold because every transaction is
-`BEGIN IMMEDIATE`, which serialises leasers on the database write lock.
+Each operation has one implementation in the ORM: `lease` locks its
+candidates with `select_for_update(skip_locked=True)` on PostgreSQL, and on
+the embedded SQLite default the same semantics hold because every
+transaction is `BEGIN IMMEDIATE`, which serialises leasers on the database
+write lock. The three hot paths (claim, done acks, enqueue chunk) have a
+hand-written PostgreSQL statement in `jobs.sql`, used there, with the
+measurement that keeps each.
 """
 
 from __future__ import annotations
@@ -35,12 +38,13 @@ from django.db.models import CharField, DateTimeField, ExpressionWrapper, F, Fie
 from django.db.models.functions import Concat, Greatest, Now
 from django.utils import timezone
 
+from jobs import sql
 from jobs.models import Job, JobState
 from jobs.payloads import Payload, PayloadError, decode
+from jobs.sql import NOTIFY_CHANNEL
 
 logger = logging.getLogger(__name__)
 
-NOTIFY_CHANNEL = "crawler_jobs"
 
 BACKOFF_BASE_SECS = 60
 BACKOFF_CAP_SECS = 3600
@@ -116,10 +120,6 @@ class Lease:
         return self.payload.kind
 
 
-def _is_postgres() -> bool:
-    return connection.vendor == "postgresql"
-
-
 def _now_plus(duration: timedelta) -> ExpressionWrapper:
     return ExpressionWrapper(Now() + Value(duration), output_field=DateTimeField())
 
@@ -136,37 +136,6 @@ def _db_value(field_name: str, value: Any) -> Any:
 
 # Rows per INSERT statement in `enqueue_many`.
 ENQUEUE_CHUNK = 500
-
-# One statement inserts a whole chunk. `ON CONFLICT DO NOTHING` against the
-# partial unique constraint makes each row's dedup race-free (also between two
-# rows of the same chunk). created_at is the lease tie-break, so it must grow
-# row by row even inside one transaction: clock_timestamp() plus the row's
-# ordinal in microseconds does, which keeps chapter-number enqueue order intact
-# through to lease order. Other times are statement_timestamp(), what Django's
-# Now() compiles to in every guarded update and what `lease` compares against,
-# so hosts with drifting clocks agree. One NOTIFY per kind inserted rides in
-# the same round trip and is delivered at commit.
-_PG_ENQUEUE_SQL = f"""
-WITH rows AS (
-    SELECT (r.job->>'id')::uuid AS id, r.job->>'kind' AS kind, r.job->'payload' AS payload,
-           r.job->>'dedup_key' AS dedup_key, (r.job->>'manga_id')::uuid AS manga_id,
-           (r.job->>'chapter_id')::uuid AS chapter_id, (r.job->>'page_id')::uuid AS page_id, r.ord
-      FROM jsonb_array_elements(%(rows)s::jsonb) WITH ORDINALITY AS r(job, ord)
-), ins AS (
-    INSERT INTO crawler_jobs (id, kind, payload, state, attempts, max_attempts, lease_generation, last_error,
-                              dedup_key, manga_id, chapter_id, page_id, created_at, updated_at, scheduled_at)
-    SELECT id, kind, payload, 'pending', 0, %(max_attempts)s, 0, '',
-           dedup_key, manga_id, chapter_id, page_id,
-           clock_timestamp() + ord * interval '1 microsecond', statement_timestamp(),
-           COALESCE(%(scheduled_at)s::timestamptz, statement_timestamp())
-      FROM rows ORDER BY ord
-    ON CONFLICT DO NOTHING
-    RETURNING id, kind
-)
-SELECT id, NULL FROM ins
-UNION ALL
-SELECT NULL, pg_notify('{NOTIFY_CHANNEL}', kind) FROM (SELECT DISTINCT kind FROM ins) AS inserted_kinds
-"""
 
 
 def enqueue(
@@ -194,10 +163,11 @@ def enqueue_many(
     if max_attempts is not None and max_attempts < 1:
         raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
     attempts = max_attempts if max_attempts is not None else settings.CRAWLER_MAX_ATTEMPTS
-    insert = _insert_pg if _is_postgres() else _insert_sqlite
+    fast = sql.applies()
+    insert = sql.insert_chunk if fast else _insert_orm
     # One statement is atomic on its own; several need a transaction.
     atomic: AbstractContextManager[Any] = (
-        transaction.atomic() if len(batch) > ENQUEUE_CHUNK or not _is_postgres() else nullcontext()
+        transaction.atomic() if len(batch) > ENQUEUE_CHUNK or not fast else nullcontext()
     )
     results: list[EnqueueResult] = []
     with atomic:
@@ -209,108 +179,39 @@ def enqueue_many(
     return results
 
 
-def _insert_pg(rows: list[tuple[uuid.UUID, Payload]], scheduled_at: datetime | None, attempts: int) -> set[uuid.UUID]:
-    # The chunk travels as one JSON document: one literal to quote instead of
-    # seven arrays of element literals, which dominated the client-side cost.
-    document = [
-        {
-            "id": str(job_id),
-            "kind": payload.kind,
-            "payload": payload.to_json(),
-            "dedup_key": payload.dedup_key(),
-            **{name: str(ref) if ref else None for name, ref in payload.row_refs().items()},
-        }
-        for job_id, payload in rows
-    ]
-    params: dict[str, Any] = {"rows": json.dumps(document), "max_attempts": attempts, "scheduled_at": scheduled_at}
-    with connection.cursor() as cursor:
-        cursor.execute(_PG_ENQUEUE_SQL, params)
-        return {row[0] for row in cursor.fetchall() if row[0] is not None}
+def _insert_orm(rows: list[tuple[uuid.UUID, Payload]], scheduled_at: datetime | None, attempts: int) -> set[uuid.UUID]:
+    """The chunk's rows in one multi-row insert that skips a conflicting dedup key; the ids that went in.
 
-
-def _insert_sqlite(
-    rows: list[tuple[uuid.UUID, Payload]], scheduled_at: datetime | None, attempts: int
-) -> set[uuid.UUID]:
-    inserted = set()
-    for job_id, payload in rows:
-        now = timezone.now()
+    created_at grows by a microsecond per row, the lease tie-break that keeps
+    the given order (chapters by number) through to lease order.
+    """
+    now = timezone.now()
+    jobs = []
+    for ordinal, (job_id, payload) in enumerate(rows):
         refs = payload.row_refs()
-        values: dict[str, Any] = {
-            "id": job_id,
-            "kind": payload.kind,
-            "payload": payload.to_json(),
-            "state": JobState.PENDING.value,
-            "attempts": 0,
-            "max_attempts": attempts,
-            "lease_generation": 0,
-            "last_error": "",
-            "dedup_key": payload.dedup_key(),
-            "manga": refs["manga_id"],
-            "chapter": refs["chapter_id"],
-            "page": refs["page_id"],
-            "created_at": now,
-            "updated_at": now,
-            "scheduled_at": scheduled_at or now,
-        }
-        columns = ", ".join(_field(name).column for name in values)
-        placeholders = ", ".join(["%s"] * len(values))
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO crawler_jobs ({columns}) VALUES ({placeholders}) ON CONFLICT DO NOTHING RETURNING id",
-                [_db_value(name, value) for name, value in values.items()],
+        jobs.append(
+            Job(
+                id=job_id,
+                kind=payload.kind,
+                payload=payload.to_json(),
+                state=JobState.PENDING,
+                max_attempts=attempts,
+                dedup_key=payload.dedup_key(),
+                manga_id=refs["manga_id"],
+                chapter_id=refs["chapter_id"],
+                page_id=refs["page_id"],
+                created_at=now + timedelta(microseconds=ordinal),
+                updated_at=now,
+                scheduled_at=scheduled_at or now,
             )
-            if cursor.fetchone():
-                inserted.add(job_id)
+        )
+    Job.objects.bulk_create(jobs, ignore_conflicts=True)
+    inserted = set(Job.objects.filter(id__in=[job.id for job in jobs]).values_list("id", flat=True))
+    announce({job.kind for job in jobs if job.id in inserted})
     return inserted
 
 
 # --- lease -------------------------------------------------------------------------
-
-
-def _lease_candidates(extra: str = "") -> str:
-    """The rows a lease claims: leasable, due, of the kinds, not of an excluded source; locked, skipping others' locks.
-
-    `ord` numbers them in the walk's order (an empty window keeps its
-    input's order), so the claimed rows go back in lease order without a sort.
-    """
-    return f"""
-    SELECT id, row_number() OVER () AS ord FROM (
-    SELECT id FROM crawler_jobs
-     WHERE (state = 'pending' OR (state = 'running' AND leased_until < statement_timestamp()))
-       AND scheduled_at <= statement_timestamp()
-       AND (%(any_kind)s OR kind = ANY(%(kinds)s::text[]))
-       AND COALESCE(payload->>'source_id', '') <> ALL(%(excluded)s::text[]){extra}
-     ORDER BY scheduled_at, created_at
-     LIMIT %(max)s
-     FOR UPDATE SKIP LOCKED) AS walked"""
-
-
-_CLAIM_LEASED = """
-    UPDATE crawler_jobs j
-       SET state = 'running',
-           attempts = j.attempts + 1,
-           lease_generation = j.lease_generation + 1,
-           leased_until = statement_timestamp() + %(duration)s,
-           updated_at = statement_timestamp()
-      FROM leased l
-     WHERE j.id = l.id
-    RETURNING j.id, j.payload, j.attempts, j.max_attempts, j.lease_generation, l.ord"""
-
-# The claim must walk crawler_jobs_leasable_idx in (scheduled_at, created_at)
-# order and stop after `max` rows. When the statistics are stale (a burst of
-# enqueues the last ANALYZE never saw, so pending rows look rare, which a
-# table of done history keeps true for long) the planner instead fetches
-# every pending row through crawler_jobs_counted_idx and sorts them all:
-# O(backlog) per lease, 16 ms at 10,000 pending against under 1 ms. With
-# sorts off for the lease's own transaction, the index walk is the one plan
-# that needs no sort. JIT goes off with them: a disabled node's cost must never
-# look like a query worth compiling (that took 200 ms). In an explicit
-# transaction both are put back after the claim.
-_ORDERED_WALK_SETTINGS = ("enable_sort", "jit")
-_ORDERED_WALK = "".join(f"SET LOCAL {name} = off;\n" for name in _ORDERED_WALK_SETTINGS)
-_ORDERED_WALK_END = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in _ORDERED_WALK_SETTINGS)
-
-_PG_LEASE_SQL = f"WITH leased AS ({_lease_candidates()}\n){_CLAIM_LEASED}"
 
 
 def lease(
@@ -331,86 +232,45 @@ def lease(
     """
     if max <= 0:
         return []
-    if _is_postgres():
-        claimed = [row[:5] for row in _claim(_PG_LEASE_SQL, _lease_params(kinds, max, lease_duration, exclude_sources))]
-    else:
-        claimed = _lease_sqlite(kinds, max, lease_duration, exclude_sources)
+    claim = sql.lease if sql.applies() else _lease_orm
+    claimed = claim(kinds, max, lease_duration, exclude_sources)
     return _decode_leases(claimed)
 
 
-def _lease_params(
-    kinds: list[str] | None,
-    max: int,  # noqa: A002
-    lease_duration: timedelta,
-    exclude_sources: Collection[str],
-) -> dict[str, Any]:
-    return {
-        "any_kind": kinds is None,
-        "kinds": pg_text_array(kinds or ()),
-        "max": max,
-        "duration": lease_duration,
-        "excluded": pg_text_array(sorted(exclude_sources)),
-    }
-
-
-def _claim(sql: str, params: dict[str, Any]) -> list[tuple]:
-    """Run a claim statement with `_ORDERED_WALK` around it; its rows in lease order (each ends with its `ord`)."""
-    with connection.cursor() as cursor:
-        rows = fetch_walking_in_order(cursor, sql, params)
-    # UPDATE ... RETURNING does not promise the walk's order: `ord` restores it.
-    rows.sort(key=lambda row: row[-1])
-    return rows
-
-
-def fetch_walking_in_order(cursor: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
-    """Run `sql` on `cursor` with `_ORDERED_WALK` around it and return its rows (an EXPLAIN's too)."""
-    cursor.execute(f"{_ORDERED_WALK}{sql}{_ORDERED_WALK_END}", params)
-    for _ in _ORDERED_WALK_SETTINGS:  # past the SETs' results
-        cursor.nextset()
-    return cursor.fetchall()
-
-
-def pg_array(values: Iterable[uuid.UUID | int]) -> str:
-    """A PostgreSQL array literal of uuids or integers, for a `%s::uuid[]` or `%s::bigint[]` parameter.
-
-    Django's cursor binds client-side and quotes a list element by element;
-    for the ids of every ack and lease that was a fifth of the loop's CPU.
-    Neither an integer nor a uuid's 32 hex digits (which PostgreSQL reads as
-    a uuid) need quoting inside an array.
-    """
-    return "{" + ",".join(v.hex if isinstance(v, uuid.UUID) else str(v) for v in values) + "}"
-
-
-def pg_text_array(values: Iterable[str]) -> str:
-    """A PostgreSQL array literal of strings, for a `%s::text[]` parameter: each element quoted and escaped."""
-    return "{" + ",".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "}"
-
-
-def _lease_sqlite(
+def _lease_orm(
     kinds: list[str] | None,
     max: int,  # noqa: A002
     lease_duration: timedelta,
     exclude_sources: Collection[str],
 ) -> list[tuple]:
-    now = timezone.now()
-    leasable = Q(state=JobState.PENDING) | Q(state=JobState.RUNNING, leased_until__lt=now)
-    with transaction.atomic():  # BEGIN IMMEDIATE: holds the write lock from the first read
-        candidates = Job.objects.filter(leasable, scheduled_at__lte=now)
+    """The claim in the ORM: lock the candidates (skipping rows others hold), claim them, read them back.
+
+    On PostgreSQL `FOR UPDATE SKIP LOCKED` keeps concurrent leasers apart; on
+    SQLite the transaction is `BEGIN IMMEDIATE`, which holds the write lock
+    from the first read, so leasers take turns.
+    """
+    leasable = Q(state=JobState.PENDING) | Q(state=JobState.RUNNING, leased_until__lt=Now())
+    with transaction.atomic():
+        candidates = Job.objects.filter(leasable, scheduled_at__lte=Now())
         if kinds is not None:
             candidates = candidates.filter(kind__in=kinds)
         if exclude_sources:
             candidates = candidates.filter(
                 Q(payload__source_id__isnull=True) | ~Q(payload__source_id__in=list(exclude_sources))
             )
-        ids = list(candidates.order_by("scheduled_at", "created_at").values_list("id", flat=True)[:max])
+        ids = list(
+            candidates.order_by("scheduled_at", "created_at")
+            .select_for_update(skip_locked=True)
+            .values_list("id", flat=True)[:max]
+        )
         if not ids:
             return []
-        Job.objects.filter(leasable, id__in=ids).update(
+        Job.objects.filter(id__in=ids).update(
             state=JobState.RUNNING,
             attempts=F("attempts") + 1,
             lease_generation=F("lease_generation") + 1,
-            leased_until=now + lease_duration,
-            updated_at=now,
+            leased_until=_now_plus(lease_duration),
+            updated_at=Now(),
         )
         rows = {
             r[0]: r
@@ -418,7 +278,7 @@ def _lease_sqlite(
                 "id", "payload", "attempts", "max_attempts", "lease_generation"
             )
         }
-    return [rows[i] for i in ids if i in rows]
+    return [rows[i] for i in ids]
 
 
 def _decode_leases(rows: list[tuple]) -> list[Lease]:
@@ -511,35 +371,17 @@ def renew(lease_: Lease, lease_duration: timedelta) -> bool:
     return updated == 1
 
 
-# `state || ''`: see `_by_id_while_running`; the join must probe the primary key.
-_PG_RENEW_MANY_SQL = """
-UPDATE crawler_jobs j
-   SET leased_until = statement_timestamp() + %s, updated_at = statement_timestamp()
-  FROM unnest(%s::uuid[], %s::bigint[]) AS l(id, generation)
- WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
-RETURNING j.id
-"""
-
-
 def renew_many(leases: Sequence[Lease], lease_duration: timedelta) -> set[uuid.UUID]:
-    """`renew` for every lease a worker holds, in one statement; returns the ids still held.
+    """`renew` for every lease a worker holds, in one transaction; returns the ids still held.
 
     Each row keeps `renew`'s `(id, generation, running)` guard, so a lease
     that was released or re-leased meanwhile is left out of the answer and its
-    worker drops that job, while the others are extended. One heartbeat costs
-    one round trip whatever the worker's concurrency.
+    worker drops that job, while the others are extended. The heartbeat runs
+    every CRAWLER_HEARTBEAT_SECS over at most the worker's concurrency: one
+    commit per beat is all that matters here.
     """
     if not leases:
         return set()
-    if _is_postgres():
-        with connection.cursor() as cursor:
-            params: list[Any] = [
-                lease_duration,
-                pg_array(lease_.id for lease_ in leases),
-                pg_array(lease_.lease_generation for lease_ in leases),
-            ]
-            cursor.execute(_PG_RENEW_MANY_SQL, params)
-            return {row[0] for row in cursor.fetchall()}
     with transaction.atomic():
         return {lease_.id for lease_ in leases if renew(lease_, lease_duration)}
 
@@ -554,16 +396,6 @@ def ack_done(lease_: Lease) -> bool:
     return updated == 1
 
 
-# `state || ''`: see `_by_id_while_running`; the join must probe the primary key.
-_PG_ACK_DONE_MANY_SQL = """
-UPDATE crawler_jobs j
-   SET state = 'done', leased_until = NULL, updated_at = statement_timestamp()
-  FROM unnest(%s::uuid[], %s::bigint[]) AS l(id, generation)
- WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
-RETURNING j.id
-"""
-
-
 def ack_done_many(leases: Sequence[Lease]) -> int:
     """`ack_done` for a batch in one statement; returns how many were still current.
 
@@ -573,25 +405,61 @@ def ack_done_many(leases: Sequence[Lease]) -> int:
     """
     if not leases:
         return 0
-    if _is_postgres():
-        with connection.cursor() as cursor:
-            cursor.execute(
-                _PG_ACK_DONE_MANY_SQL,
-                [pg_array(lease_.id for lease_ in leases), pg_array(lease_.lease_generation for lease_ in leases)],
-            )
-            acked = {row[0] for row in cursor.fetchall()}
+    if sql.applies():
+        acked = sql.ack_done_many([lease_.id for lease_ in leases], [lease_.lease_generation for lease_ in leases])
     else:
-        acked = set()
-        with transaction.atomic():
-            for lease_ in leases:
-                if _guarded(lease_.id, lease_.lease_generation).update(
-                    state=JobState.DONE, leased_until=None, updated_at=Now()
-                ):
-                    acked.add(lease_.id)
+        acked = _ack_done_many_orm(leases)
     for lease_ in leases:
         if lease_.id not in acked:
             _warn_stale("ack_done_many", lease_)
     return len(acked)
+
+
+def _ack_done_many_orm(leases: Sequence[Lease]) -> set[uuid.UUID]:
+    """Each lease's guarded `ack_done` update, all in one transaction (one commit); the ids still current."""
+    with transaction.atomic():
+        return {
+            lease_.id
+            for lease_ in leases
+            if _guarded(lease_.id, lease_.lease_generation).update(
+                state=JobState.DONE, leased_until=None, updated_at=Now()
+            )
+        }
+
+
+def ack_done_many_and_lease(
+    done: Sequence[Lease],
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    *,
+    exclude_sources: Collection[str] = (),
+) -> tuple[int, list[Lease]]:
+    """`ack_done_many(done)` then `lease(...)` in one commit (one statement on PostgreSQL); (acked, new leases).
+
+    A step that finds jobs finished and slots free settles the one and fills
+    the other together. Each ack keeps its `(id, generation, running)` guard
+    and the claim keeps every property of `lease`.
+    """
+    if not done or max <= 0:
+        return ack_done_many(done), lease(kinds, max, lease_duration, exclude_sources=exclude_sources)
+    if sql.applies():
+        acked, claimed = sql.ack_done_many_and_lease(
+            [lease_.id for lease_ in done],
+            [lease_.lease_generation for lease_ in done],
+            kinds,
+            max,
+            lease_duration,
+            exclude_sources,
+        )
+    else:
+        with transaction.atomic():
+            acked = _ack_done_many_orm(done)
+            claimed = _lease_orm(kinds, max, lease_duration, exclude_sources)
+    for lease_ in done:
+        if lease_.id not in acked:
+            _warn_stale("ack_done_many_and_lease", lease_)
+    return len(acked), _decode_leases(claimed)
 
 
 def ack_failed(lease_: Lease, error: str) -> bool:
@@ -683,7 +551,7 @@ def announce(kinds: Iterable[str]) -> None:
 
     PostgreSQL only (delivered at commit); on SQLite idle workers poll.
     """
-    if not _is_postgres():
+    if not sql.applies():
         return
     with connection.cursor() as cursor:
         for kind in sorted(set(kinds)):

@@ -117,13 +117,6 @@ def page_name(index: int, total: int, content_type: str) -> str:
     return f"{index + 1:0{max(4, len(str(total)))}d}.{_EXTENSIONS.get(content_type, 'img')}"
 
 
-@dataclass(frozen=True)
-class ChapterArchive:
-    stream: ZipStream
-    filename_series: str
-    number: Decimal
-
-
 def chapter_pages(chapter: Chapter) -> list[Page]:
     return list(
         Page.objects.filter(chapter=chapter)

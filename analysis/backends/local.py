@@ -211,10 +211,6 @@ class _Models:
         }
         return RapidOCR(params=params), NudeDetector()
 
-    @property
-    def loaded(self) -> bool:
-        return self._loaded is not None
-
 
 MODELS = _Models()
 

@@ -29,7 +29,7 @@ from catalog.bookmarks import not_downloaded
 from catalog.models import Chapter, Source
 from crawler import runtime
 from crawler.control import audit
-from crawler.passes.pipeline import enqueue_chapter_content
+from crawler.passes.chapters import enqueue_chapter_content
 from crawler.payloads import MetadataPass, Reconcile
 from crawler.sources import limiter
 from jobs import queue

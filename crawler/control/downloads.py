@@ -18,7 +18,7 @@ from django.utils import timezone
 from catalog.models import Chapter, Source
 from crawler import download_policy
 from crawler.control import ControlError, audit
-from crawler.passes.pipeline import enqueue_chapter_content
+from crawler.passes.chapters import enqueue_chapter_content
 from crawler.payloads import SyncChapterContent
 from jobs import queue
 from jobs.models import Job

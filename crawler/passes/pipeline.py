@@ -3,8 +3,7 @@
 The metadata pass and the `sync_manga` job both call `process_manga_ref`, so
 the two paths stay in lockstep (one pipeline, several callers). The chapter
 steps live in `crawler.passes.chapters` (list sync, content enqueue) and
-`crawler.passes.chapter_download` (page download); they are re-exported here because
-callers think of them as pipeline stages.
+`crawler.passes.chapter_download` (page download).
 """
 
 from __future__ import annotations
@@ -24,27 +23,12 @@ from catalog.copies import remove_orphan_copies
 from catalog.models import Manga, MangaSource, Source, Tag
 from catalog.storage import delete_stored, store_image_stream
 from crawler.errors import CrawlerError, RetryLater, SessionExpired, SourceBusy
-from crawler.passes.chapter_download import download_chapter
-from crawler.passes.chapters import ChapterSyncResult, enqueue_chapter_content, sync_chapters
+from crawler.passes.chapters import ChapterSyncResult, sync_chapters
 from crawler.sources.base import MangaDetail, MangaMetadata, SourceMangaRef
 from crawler.sources.base import Source as SourceAdapter
 from crawler.status import StatusHandle
 
 logger = logging.getLogger(__name__)
-
-__all__ = [
-    "ChapterSyncResult",
-    "CoverOutcome",
-    "MangaOutcome",
-    "MetadataOutcome",
-    "download_chapter",
-    "enqueue_chapter_content",
-    "fetch_cover",
-    "metadata_hash",
-    "process_manga_ref",
-    "sync_chapters",
-    "upsert_metadata",
-]
 
 
 class MetadataOutcome(enum.Enum):

@@ -110,10 +110,6 @@ def parse_manga_list_anchors(
     return refs, dropped
 
 
-def count_matches(html: str, selector: str) -> int:
-    return len(selectors.select(HTMLParser(html), selector))
-
-
 def has_match(html: str, selector: str) -> bool:
     return selectors.has_match(html, selector)
 
@@ -242,10 +238,6 @@ def parse_chapter_items(
     if dropped:
         logger.warning("manga detail %s: dropped %d chapter item(s) without a link or number", base_url, dropped)
     return ChapterParse(tuple(sorted(chapters.values(), key=lambda c: (c.number, c.key))), len(items))
-
-
-def parse_chapters(html: str, base_url: str, config: HtmlSourceConfig) -> tuple[SourceChapter, ...]:
-    return parse_chapter_items(html, base_url, config).chapters
 
 
 def parse_manga_metadata(html: str, base_url: str, config: HtmlSourceConfig) -> tuple[MangaMetadata, str]:

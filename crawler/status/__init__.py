@@ -137,12 +137,6 @@ class StatusHandle:
 
         self._mutate(apply)
 
-    def set_last_pass(self, last: LastPass) -> None:
-        def apply() -> None:
-            self._last_pass = last
-
-        self._mutate(apply)
-
     @contextmanager
     def begin_chapter(
         self, *, manga_id: Any, manga_title: str, chapter_id: Any, chapter_number: Any

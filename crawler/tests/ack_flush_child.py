@@ -37,7 +37,7 @@ def main() -> None:
     if args.stall_before_ack:
         marker = args.stall_before_ack
 
-        ack_done_many = queue.ack_done_many
+        ack_done_many, ack_done_many_and_lease = queue.ack_done_many, queue.ack_done_many_and_lease
 
         def stall(leases):
             if not leases:  # nothing to ack: not the window under test
@@ -51,7 +51,13 @@ def main() -> None:
             stall(leases)
             return ack_done_many(leases)
 
+        def stalled_ack_done_many_and_lease(done, *args, **kwargs):
+            stall(done)
+            return ack_done_many_and_lease(done, *args, **kwargs)
+
+        # Both ways the loop sends done acks: on their own, or with the claim of the next jobs.
         queue.ack_done_many = stalled_ack_done_many
+        queue.ack_done_many_and_lease = stalled_ack_done_many_and_lease
 
     config = WorkerConfig(role="test", handlers={"analyze_page": record_run}, concurrency=4)
     Worker(config).run(drain=True, install_signals=False)

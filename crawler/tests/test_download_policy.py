@@ -13,7 +13,7 @@ from crawler import download_policy
 from crawler.control import ControlError
 from crawler.control.downloads import set_download_policy
 from crawler.models import AuditEvent
-from crawler.passes.pipeline import sync_chapters
+from crawler.passes.chapters import sync_chapters
 from crawler.sources.base import SourceChapter
 from crawler.status.source_stats import chapter_downloads, download_state
 from jobs.models import Job

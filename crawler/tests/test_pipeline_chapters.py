@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 
 from catalog.models import Chapter, Manga, Source
-from crawler.passes.pipeline import enqueue_chapter_content, sync_chapters
+from crawler.passes.chapters import enqueue_chapter_content, sync_chapters
 from crawler.sources.base import SourceChapter
 from jobs.models import Job
 from jobs.queue import lease

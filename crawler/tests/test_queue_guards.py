@@ -288,3 +288,19 @@ def test_ack_done_many_acks_a_lapsed_unclaimed_lease_and_steps_aside_for_a_stale
     assert Job.objects.get(id=lapsed_id).state == JobState.DONE
     row = Job.objects.get(id=job_id)
     assert (row.state, row.lease_generation) == (JobState.RUNNING, successor.lease_generation)
+
+
+def test_ack_done_many_and_lease_acks_current_leases_only_and_never_claims_what_it_acks():
+    job_id, original, successor = _released_then_re_leased()
+    lapsed_id = _enqueue_page_job()
+    lapsed = _lease_one()
+    _expire(lapsed_id)  # done, but its lease ran out before the ack: still this worker's to ack
+    waiting_id = _enqueue_page_job()
+
+    acked, leases = queue.ack_done_many_and_lease([original, lapsed], None, 10, LEASE)
+
+    assert acked == 1  # the stale lease stepped aside
+    assert [lease.id for lease in leases] == [waiting_id]  # the lapsed row was acked, not claimed again
+    assert Job.objects.get(id=lapsed_id).state == JobState.DONE
+    row = Job.objects.get(id=job_id)
+    assert (row.state, row.lease_generation) == (JobState.RUNNING, successor.lease_generation)

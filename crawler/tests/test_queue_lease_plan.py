@@ -18,7 +18,7 @@ import pytest
 from django.db import connection
 
 from analysis.payloads import AnalyzePage
-from jobs import queue
+from jobs import queue, sql
 from jobs.models import Job, JobState
 
 pytestmark = [
@@ -37,11 +37,11 @@ def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield from _nodes(child)
 
 
-def _plan(sql: str, params: dict[str, Any], *, ordered_walk: bool) -> list[dict[str, Any]]:
-    explain = f"EXPLAIN (FORMAT JSON) {sql}"
+def _plan(statement: str, params: dict[str, Any], *, ordered_walk: bool) -> list[dict[str, Any]]:
+    explain = f"EXPLAIN (FORMAT JSON) {statement}"
     with connection.cursor() as cursor:
         if ordered_walk:
-            document = queue.fetch_walking_in_order(cursor, explain, params)[0][0]
+            document = sql.fetch_walking_in_order(cursor, explain, params)[0][0]
         else:
             cursor.execute(explain, params)
             document = cursor.fetchone()[0]
@@ -74,16 +74,16 @@ def stale_statistics() -> list[uuid.UUID]:
 def test_stale_statistics_would_sort_the_whole_backlog_without_the_ordered_walk(stale_statistics):
     # The trap the claim statements avoid: under these statistics the bare
     # lease plans a sort of every pending row.
-    params = queue._lease_params(["analyze_page"], 10, LEASE, ())
-    nodes = _plan(queue._PG_LEASE_SQL, params, ordered_walk=False)
+    params = sql.lease_params(["analyze_page"], 10, LEASE, ())
+    nodes = _plan(sql.LEASE, params, ordered_walk=False)
 
     assert any(n["Node Type"] == "Sort" for n in nodes)
     assert not _walks_the_leasable_index(nodes)
 
 
 def test_lease_walks_the_leasable_index_without_a_sort_under_stale_statistics(stale_statistics):
-    params = queue._lease_params(["analyze_page"], 10, LEASE, ())
-    nodes = _plan(queue._PG_LEASE_SQL, params, ordered_walk=True)
+    params = sql.lease_params(["analyze_page"], 10, LEASE, ())
+    nodes = _plan(sql.LEASE, params, ordered_walk=True)
 
     assert _walks_the_leasable_index(nodes)
     assert not any(n["Node Type"] == "Sort" for n in nodes)
@@ -113,6 +113,6 @@ def test_array_literals_round_trip_every_character():
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT %s::text[], %s::uuid[], %s::bigint[], %s::text[]",
-            [queue.pg_text_array(texts), queue.pg_array(ids), queue.pg_array([1, 2**40]), queue.pg_text_array([])],
+            [sql.pg_text_array(texts), sql.pg_array(ids), sql.pg_array([1, 2**40]), sql.pg_text_array([])],
         )
         assert cursor.fetchone() == (texts, ids, [1, 2**40], [])

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING
 from catalog.models import Chapter, Manga, MangaSource, Source
 from crawler import status as phases
 from crawler.errors import CrawlerError, SourceConfigError
+from crawler.passes.chapter_download import download_chapter
+from crawler.passes.chapters import sync_chapters
 from crawler.passes.disk_guard import ensure_room_for_pages
 from crawler.passes.metadata_pass import run_metadata_pass
-from crawler.passes.pipeline import download_chapter, process_manga_ref, sync_chapters
+from crawler.passes.pipeline import process_manga_ref
 from crawler.passes.reconcile import run_reconcile
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
 from crawler.sources import get_source

@@ -182,7 +182,7 @@ class Worker:
         self._connection.tidy()
         if not self.booted:
             self.boot()
-        self.collect_finished()
+        done = self._settle_finished()
         self.enforce_deadlines()
         now = time.monotonic()
         if self.outage.outages != self._outages_renewed and not self.outage.unavailable:
@@ -195,18 +195,23 @@ class Worker:
             self.run_periodic()
         free = self.runner.free()
         if free <= 0 or self.stop_event.is_set() or circuit.is_open(self.breaker, self.clock()):
+            self._ack_done(done)
             return False
         kinds = self.leasable_kinds()
         if not kinds:
+            self._ack_done(done)
             return False
-        leases = self.outage.call(
+        # The finished jobs' acks and their successors' claim: one statement, one commit.
+        _, leases = self.outage.call(
             "lease",
-            queue.lease,
+            queue.ack_done_many_and_lease,
+            done,
             kinds,
             free,
             timedelta(seconds=self.config.lease_secs),
             exclude_sources=self.lease_exclusions(),
         )
+        self._acked(done)
         for lease in leases:
             self.dispatch(lease)
         return bool(leases)
@@ -256,18 +261,30 @@ class Worker:
 
     def collect_finished(self) -> None:
         """Settle every job whose handler has returned or raised; the done ones in one statement."""
+        self._ack_done(self._settle_finished())
+
+    def _settle_finished(self) -> list[Lease]:
+        """Settle the finished jobs that failed; the leases of those that returned, for the caller to ack."""
         done: list[Lease] = []
         for job in self.runner.finished():
             if job.error is None:
                 done.append(job.lease)
             else:
                 self.settle(job.lease, job.error)
+        return done
+
+    def _ack_done(self, done: list[Lease]) -> None:
         if done:
             self.outage.call("ack", queue.ack_done_many, done)
-            for lease in done:
-                logger.info("job done job=%s kind=%s", lease.id, lease.kind)
-            self.breaker = circuit.after_success(self.breaker)
-            self._publish_circuit()
+            self._acked(done)
+
+    def _acked(self, done: list[Lease]) -> None:
+        if not done:
+            return
+        for lease in done:
+            logger.info("job done job=%s kind=%s", lease.id, lease.kind)
+        self.breaker = circuit.after_success(self.breaker)
+        self._publish_circuit()
 
     def settle(self, lease: Lease, error: BaseException | None) -> None:
         """Settle one finished job by what its handler did (`jobs.worker.outcomes`)."""
@@ -349,7 +366,17 @@ class Worker:
             self.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
 
     def _lease_lost(self, lease: Lease) -> None:
-        self.runner.abandon(lease)
+        job = self.runner.claim_lost(lease)
+        if job is None:  # settled meanwhile: its ack or release is what the heartbeat saw
+            return
+        logger.warning(
+            "lease lost job=%s kind=%s generation=%d: dropping the job without acking",
+            lease.id,
+            lease.kind,
+            lease.lease_generation,
+        )
+        job.cancel.set()
+        self.wake.set()
 
     # --- control and periodic duties ------------------------------------------------------
 

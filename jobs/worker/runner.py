@@ -96,21 +96,15 @@ class JobRunner:
         """Jobs whose lease the worker still holds: running and not settled."""
         return [job for job in list(self.in_flight.values()) if not job.settled]
 
-    def abandon(self, lease: Lease) -> bool:
-        """The lease is gone (released by an operator, reclaimed): cancel the job; True if it was still ours."""
+    def claim_lost(self, lease: Lease) -> InFlight | None:
+        """The lease is gone (released by an operator, reclaimed): its job, claimed, if it was still ours.
+
+        The caller cancels it; nobody acks it.
+        """
         job = self.in_flight.get(lease.id)
         if job is None or job.lease != lease or not self.claim(job):
-            return False
-        # Said before the cancel, so the log has it by the time the job ends.
-        logger.warning(
-            "lease lost job=%s kind=%s generation=%d: dropping the job without acking",
-            lease.id,
-            lease.kind,
-            lease.lease_generation,
-        )
-        job.cancel.set()
-        self.wake.set()
-        return True
+            return None
+        return job
 
     def cancel_all(self) -> list[InFlight]:
         """Stopping: claim and cancel every unsettled job; the caller gives their leases back."""

@@ -37,7 +37,7 @@ def test_the_tree_keeps_the_contract(tree_copy):
     [
         (
             "catalog/bookmarks.py",
-            "from crawler.passes.pipeline import enqueue_chapter_content",
+            "from crawler.passes.chapters import enqueue_chapter_content",
             "catalog is not allowed to import crawler",
         ),
         (

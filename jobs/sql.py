@@ -1,0 +1,265 @@
+"""The hand-written PostgreSQL statements of the queue: only where the ORM's form was measured to cost.
+
+Each queue operation has one implementation in the ORM (`jobs.queue`), which
+SQLite runs and which is correct on PostgreSQL too. Three hot ones have a
+PostgreSQL form here, used when `applies()`, each with the measurement that
+keeps it:
+
+- the claim (`lease`): one statement instead of the ORM's three (lock the
+  candidates, update, read back) plus a commit, and the only form that can
+  keep the planner on the ordered index walk under stale statistics
+  (`_ORDERED_WALK` below: 16 ms per lease at 10,000 pending without it,
+  under 1 ms with it; `crawler/tests/test_queue_lease_plan.py`);
+- the done acks of a step (`ack_done_many`): one statement for the batch
+  instead of one guarded update per job; and when the step also has free
+  slots to fill, those acks and the claim in one statement and one commit
+  (`ack_done_many_and_lease`): without it the worker's no-op drain fell to
+  0.41x PgQueuer's in the same run (445 against 1,093 jobs/s), below the
+  floor, because every job then cost a commit for its ack and one for its
+  successor's claim;
+- the insert of an enqueue chunk (`insert_chunk`): one statement for 500
+  rows with the NOTIFY riding on it, instead of an insert, a read-back of
+  what went in and a NOTIFY.
+
+bench/README.md ("Queue throughput", "One implementation per operation")
+has the figures of both forms.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Collection, Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import connection
+
+from jobs.payloads import Payload
+
+NOTIFY_CHANNEL = "crawler_jobs"
+
+
+def applies() -> bool:
+    """Whether the statements here can run: the default database is PostgreSQL."""
+    return connection.vendor == "postgresql"
+
+
+# --- enqueue ---------------------------------------------------------------------
+
+# One statement inserts a whole chunk. `ON CONFLICT DO NOTHING` against the
+# partial unique constraint makes each row's dedup race-free (also between two
+# rows of the same chunk). created_at is the lease tie-break, so it must grow
+# row by row even inside one transaction: clock_timestamp() plus the row's
+# ordinal in microseconds does, which keeps chapter-number enqueue order intact
+# through to lease order. Other times are statement_timestamp(), what Django's
+# Now() compiles to in every guarded update and what `lease` compares against,
+# so hosts with drifting clocks agree. One NOTIFY per kind inserted rides in
+# the same round trip and is delivered at commit.
+ENQUEUE = f"""
+WITH rows AS (
+    SELECT (r.job->>'id')::uuid AS id, r.job->>'kind' AS kind, r.job->'payload' AS payload,
+           r.job->>'dedup_key' AS dedup_key, (r.job->>'manga_id')::uuid AS manga_id,
+           (r.job->>'chapter_id')::uuid AS chapter_id, (r.job->>'page_id')::uuid AS page_id, r.ord
+      FROM jsonb_array_elements(%(rows)s::jsonb) WITH ORDINALITY AS r(job, ord)
+), ins AS (
+    INSERT INTO crawler_jobs (id, kind, payload, state, attempts, max_attempts, lease_generation, last_error,
+                              dedup_key, manga_id, chapter_id, page_id, created_at, updated_at, scheduled_at)
+    SELECT id, kind, payload, 'pending', 0, %(max_attempts)s, 0, '',
+           dedup_key, manga_id, chapter_id, page_id,
+           clock_timestamp() + ord * interval '1 microsecond', statement_timestamp(),
+           COALESCE(%(scheduled_at)s::timestamptz, statement_timestamp())
+      FROM rows ORDER BY ord
+    ON CONFLICT DO NOTHING
+    RETURNING id, kind
+)
+SELECT id, NULL FROM ins
+UNION ALL
+SELECT NULL, pg_notify('{NOTIFY_CHANNEL}', kind) FROM (SELECT DISTINCT kind FROM ins) AS inserted_kinds
+"""
+
+
+def insert_chunk(rows: list[tuple[uuid.UUID, Payload]], scheduled_at: datetime | None, attempts: int) -> set[uuid.UUID]:
+    """Insert a chunk of pending jobs in one statement (NOTIFYing their kinds); the ids that went in."""
+    # The chunk travels as one JSON document: one literal to quote instead of
+    # seven arrays of element literals, which dominated the client-side cost.
+    document = [
+        {
+            "id": str(job_id),
+            "kind": payload.kind,
+            "payload": payload.to_json(),
+            "dedup_key": payload.dedup_key(),
+            **{name: str(ref) if ref else None for name, ref in payload.row_refs().items()},
+        }
+        for job_id, payload in rows
+    ]
+    params: dict[str, Any] = {"rows": json.dumps(document), "max_attempts": attempts, "scheduled_at": scheduled_at}
+    with connection.cursor() as cursor:
+        cursor.execute(ENQUEUE, params)
+        return {row[0] for row in cursor.fetchall() if row[0] is not None}
+
+
+# --- lease -----------------------------------------------------------------------
+
+
+def _lease_candidates(extra: str = "") -> str:
+    """The rows a lease claims: leasable, due, of the kinds, not of an excluded source; locked, skipping others' locks.
+
+    `ord` numbers them in the walk's order (an empty window keeps its
+    input's order), so the claimed rows go back in lease order without a sort.
+    """
+    return f"""
+    SELECT id, row_number() OVER () AS ord FROM (
+    SELECT id FROM crawler_jobs
+     WHERE (state = 'pending' OR (state = 'running' AND leased_until < statement_timestamp()))
+       AND scheduled_at <= statement_timestamp()
+       AND (%(any_kind)s OR kind = ANY(%(kinds)s::text[]))
+       AND COALESCE(payload->>'source_id', '') <> ALL(%(excluded)s::text[]){extra}
+     ORDER BY scheduled_at, created_at
+     LIMIT %(max)s
+     FOR UPDATE SKIP LOCKED) AS walked"""
+
+
+_CLAIM_LEASED = """
+    UPDATE crawler_jobs j
+       SET state = 'running',
+           attempts = j.attempts + 1,
+           lease_generation = j.lease_generation + 1,
+           leased_until = statement_timestamp() + %(duration)s,
+           updated_at = statement_timestamp()
+      FROM leased l
+     WHERE j.id = l.id
+    RETURNING j.id, j.payload, j.attempts, j.max_attempts, j.lease_generation, l.ord"""
+
+# The claim must walk crawler_jobs_leasable_idx in (scheduled_at, created_at)
+# order and stop after `max` rows. When the statistics are stale (a burst of
+# enqueues the last ANALYZE never saw, so pending rows look rare, which a
+# table of done history keeps true for long) the planner instead fetches
+# every pending row through crawler_jobs_counted_idx and sorts them all:
+# O(backlog) per lease, 16 ms at 10,000 pending against under 1 ms. With
+# sorts off for the lease's own transaction, the index walk is the one plan
+# that needs no sort. JIT goes off with them: a disabled node's cost must never
+# look like a query worth compiling (that took 200 ms). In an explicit
+# transaction both are put back after the claim.
+_ORDERED_WALK_SETTINGS = ("enable_sort", "jit")
+_ORDERED_WALK = "".join(f"SET LOCAL {name} = off;\n" for name in _ORDERED_WALK_SETTINGS)
+_ORDERED_WALK_END = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in _ORDERED_WALK_SETTINGS)
+
+LEASE = f"WITH leased AS ({_lease_candidates()}\n){_CLAIM_LEASED}"
+
+
+def lease_params(
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    exclude_sources: Collection[str],
+) -> dict[str, Any]:
+    return {
+        "any_kind": kinds is None,
+        "kinds": pg_text_array(kinds or ()),
+        "max": max,
+        "duration": lease_duration,
+        "excluded": pg_text_array(sorted(exclude_sources)),
+    }
+
+
+def lease(
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    exclude_sources: Collection[str],
+) -> list[tuple]:
+    """Claim up to `max` rows in one statement; (id, payload, attempts, max_attempts, generation) in lease order."""
+    return [row[:5] for row in claim(LEASE, lease_params(kinds, max, lease_duration, exclude_sources))]
+
+
+def claim(sql: str, params: dict[str, Any]) -> list[tuple]:
+    """Run a claim statement with `_ORDERED_WALK` around it; its rows, claimed ones in lease order.
+
+    A claimed row ends with its `ord`; rows with a NULL `ord` (the acks of
+    `ACK_AND_LEASE`) come last.
+    """
+    with connection.cursor() as cursor:
+        rows = fetch_walking_in_order(cursor, sql, params)
+    # UPDATE ... RETURNING does not promise the walk's order: `ord` restores it.
+    rows.sort(key=lambda row: (row[-1] is None, row[-1] or 0))
+    return rows
+
+
+def fetch_walking_in_order(cursor: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
+    """Run `sql` on `cursor` with `_ORDERED_WALK` around it and return its rows (an EXPLAIN's too)."""
+    cursor.execute(f"{_ORDERED_WALK}{sql}{_ORDERED_WALK_END}", params)
+    for _ in _ORDERED_WALK_SETTINGS:  # past the SETs' results
+        cursor.nextset()
+    return cursor.fetchall()
+
+
+def pg_array(values: Iterable[uuid.UUID | int]) -> str:
+    """A PostgreSQL array literal of uuids or integers, for a `%s::uuid[]` or `%s::bigint[]` parameter.
+
+    Django's cursor binds client-side and quotes a list element by element;
+    for the ids of every ack and lease that was a fifth of the loop's CPU.
+    Neither an integer nor a uuid's 32 hex digits (which PostgreSQL reads as
+    a uuid) need quoting inside an array.
+    """
+    return "{" + ",".join(v.hex if isinstance(v, uuid.UUID) else str(v) for v in values) + "}"
+
+
+def pg_text_array(values: Iterable[str]) -> str:
+    """A PostgreSQL array literal of strings, for a `%s::text[]` parameter: each element quoted and escaped."""
+    return "{" + ",".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "}"
+
+
+# --- ack ---------------------------------------------------------------------------
+
+# `state || ''`: see `jobs.queue._by_id_while_running`; the join must probe the primary key.
+ACK_DONE_MANY = """
+UPDATE crawler_jobs j
+   SET state = 'done', leased_until = NULL, updated_at = statement_timestamp()
+  FROM unnest(%s::uuid[], %s::bigint[]) AS l(id, generation)
+ WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
+RETURNING j.id
+"""
+
+
+def ack_done_many(ids: list[uuid.UUID], generations: list[int]) -> set[uuid.UUID]:
+    """Mark done every row still held by its `(id, generation)`, in one statement; the ids acked."""
+    with connection.cursor() as cursor:
+        cursor.execute(ACK_DONE_MANY, [pg_array(ids), pg_array(generations)])
+        return {row[0] for row in cursor.fetchall()}
+
+
+# The done acks of a step and the claim of its free slots in one statement and
+# one commit. The rows being acked are left out of the claim: a done job whose
+# lease just lapsed would otherwise be updated by both halves at once.
+ACK_AND_LEASE = f"""
+WITH acked AS (
+    UPDATE crawler_jobs j
+       SET state = 'done', leased_until = NULL, updated_at = statement_timestamp()
+      FROM unnest(%(ack_ids)s::uuid[], %(ack_generations)s::bigint[]) AS l(id, generation)
+     WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
+    RETURNING j.id
+), leased AS ({_lease_candidates(" AND id <> ALL(%(ack_ids)s::uuid[])")}
+), claimed AS ({_CLAIM_LEASED}
+)
+SELECT id, payload, attempts, max_attempts, lease_generation, ord FROM claimed
+UNION ALL
+SELECT id, NULL, NULL, NULL, NULL, NULL FROM acked"""
+
+
+def ack_done_many_and_lease(
+    ids: list[uuid.UUID],
+    generations: list[int],
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    exclude_sources: Collection[str],
+) -> tuple[set[uuid.UUID], list[tuple]]:
+    """Ack the rows still held by their `(id, generation)` and claim up to `max` others; (acked ids, claimed rows)."""
+    params = {
+        **lease_params(kinds, max, lease_duration, exclude_sources),
+        "ack_ids": pg_array(ids),
+        "ack_generations": pg_array(generations),
+    }
+    rows = claim(ACK_AND_LEASE, params)
+    return {row[0] for row in rows if row[5] is None}, [row[:5] for row in rows if row[5] is not None]
