@@ -67,6 +67,16 @@ def _fresh_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_limiter_memory():
+    """The limiter keeps idle slot rows and busy marks per process: each test starts without them."""
+    from crawler.sources.limiter import IDLE_SLOTS
+    from crawler.sources.slots import BUSY
+
+    IDLE_SLOTS.forget()
+    BUSY.forget()
+
+
 @pytest.fixture
 def alice_client(alice) -> APIClient:
     client = APIClient()

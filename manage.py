@@ -7,7 +7,9 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    from mangalord.startup import run
+
+    run(lambda: execute_from_command_line(sys.argv))
 
 
 if __name__ == "__main__":

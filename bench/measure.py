@@ -48,10 +48,10 @@ def time_get(client: Any, url: str, params: Mapping[str, Any], requests: int, **
     return Timing(statistics.median(samples), statistics.quantiles(samples, n=20)[-1], len(queries), response)
 
 
-def library_arguments(doc: str | None, default_db_url: str) -> argparse.Namespace:
+def library_arguments(doc: str | None, default_db_url: str, *, mangas: int = 100_000) -> argparse.Namespace:
     """The command line of the benchmarks that seed a large library: size, request count, scratch database."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mangas", type=int, default=100_000)
+    parser.add_argument("--mangas", type=int, default=mangas)
     parser.add_argument("--requests", type=int, default=60)
     parser.add_argument("--database-url", default=default_db_url)
     parser.add_argument("--keep", action="store_true", help="leave the scratch database for the next run")

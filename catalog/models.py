@@ -160,7 +160,7 @@ class Chapter(models.Model):
             models.Index(fields=["manga", "number"], name="chapter_manga_number_idx"),
             # The admin's chapter list sorts by Meta.ordering: a page is an index walk, not a sort of every chapter.
             models.Index(fields=["number", "created_at"], name="chapter_ordering_idx"),
-            # The dashboard's chapters per source and download state (crawler.status.sources): index-only.
+            # The dashboard's chapters per source and download state (crawler.status.source_stats): index-only.
             models.Index(fields=["source", "sync_state"], name="chapter_source_state_idx"),
         ]
 

@@ -244,3 +244,7 @@ class SourceAdmin(OperatorActions, catalog_admin.SourceAdmin):
     @admin.action(description="Download pages of followed (bookmarked) mangas only", permissions=["operate"])
     def download_followed(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
         self._switch(request, queryset, download_policy.FOLLOWED)
+
+
+# The admin's home page links the crawler's own pages (dashboard, and Sources for operators).
+admin.site.index_template = "admin/crawler_index.html"

@@ -16,6 +16,7 @@ __all__ = [
     "PermanentError",
     "RetryLater",
     "SessionExpired",
+    "SourceBusy",
     "SourceConfigError",
     "SourceCoolingDown",
     "SourceUnavailable",
@@ -77,6 +78,19 @@ class SourceCoolingDown(RetryLater):
 
     def __init__(self, message: str, *, source_id: str, until: datetime) -> None:
         super().__init__(message, until=until)
+        self.source_id = source_id
+
+
+class SourceBusy(CrawlerError):
+    """Other jobs have this source's requests (its tokens or slots): this job gives its thread back.
+
+    Not a failure and not the source's "later": the job goes back to the
+    queue without burning an attempt or a deferral, and this worker leases no
+    other job of the source for a moment (`crawler.sources.slots.busy_sources`).
+    """
+
+    def __init__(self, message: str, *, source_id: str) -> None:
+        super().__init__(message)
         self.source_id = source_id
 
 

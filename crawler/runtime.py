@@ -55,6 +55,10 @@ def latest_pass_summary() -> dict[str, Any] | None:
     return max(summaries, key=lambda s: s["at"], default=None)
 
 
+# The crawl workers' shared schedule of the periodic metadata pass (crawler.workers.roles writes it).
+METADATA_SCHEDULE_KEY = "schedule:metadata_pass:last_enqueued_at"
+
+
 # --- source session (PHPSESSID) ------------------------------------------------------
 
 

@@ -10,6 +10,10 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
 
+from mangalord.startup import load_settings  # noqa: E402
+
+load_settings()  # a bad variable stops daphne with one line, not a traceback
+
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402

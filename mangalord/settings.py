@@ -5,7 +5,9 @@ does not parse stops start-up with an error that names the variable, so a typo
 in a systemd unit fails loudly instead of running with a silent default.
 """
 
+import os
 import re
+import warnings
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -25,15 +27,32 @@ if _env_file.exists():
     environ.Env.read_env(str(_env_file))
 
 
+_PASSWORD_IN_URL = re.compile(r"(://[^:/@]*:)[^@]*@")
+
+
+def _invalid(name: str, rule: str) -> ImproperlyConfigured:
+    """The one-line start-up error: the variable, the value as written, what is accepted (manage.py prints it)."""
+    value = _PASSWORD_IN_URL.sub(r"\1***@", os.environ.get(name, ""))  # never print a database password
+    return ImproperlyConfigured(f"Invalid value for environment variable {name}={value!r}: {rule}")
+
+
+# What each parser accepts, for values that do not even parse (`CRAWLER_POLL_SECS=soon`).
+_ACCEPTS = {
+    environ.Env.int: "must be an integer",
+    environ.Env.float: "must be a number",
+    environ.Env.list: "must be a comma-separated list",
+}
+
+
 def _read(
     name: str, parse: Callable[..., Any], default: Any, check: Callable[[Any], bool] | None = None, rule: str = ""
 ) -> Any:
     try:
         value = parse(name, default=default)
     except (ValueError, TypeError, ImproperlyConfigured) as exc:
-        raise ImproperlyConfigured(f"Invalid value for environment variable {name}: {exc}") from exc
+        raise _invalid(name, rule or _ACCEPTS.get(getattr(parse, "__func__", parse), str(exc))) from exc
     if check is not None and not check(value):
-        raise ImproperlyConfigured(f"Invalid value for environment variable {name}={value!r}: {rule}")
+        raise _invalid(name, rule)
     return value
 
 
@@ -49,7 +68,7 @@ def _strict_bool(name: str, default: bool = False) -> bool:
         return True
     if raw in _FALSE:
         return False
-    raise ValueError(f"{raw!r} is not a boolean (use true/false, 1/0, yes/no, on/off)")
+    raise ValueError("must be a boolean: true/false, 1/0, yes/no or on/off")
 
 
 def _positive(name: str, default: int) -> int:
@@ -60,7 +79,19 @@ def _non_negative(name: str, default: int) -> int:
     return _read(name, env.int, default, lambda v: v >= 0, "must be zero or a positive integer")
 
 
-DATA_DIR = Path(_read("MANGALORD_DATA_DIR", env.str, str(BASE_DIR / "data"))).resolve()
+def _path(name: str, default: Path, *, under: Path) -> Path:
+    """A path setting; a relative one is taken under `under`, never under whatever directory the process runs in."""
+    return (under / Path(_read(name, env.str, str(default))).expanduser()).resolve()
+
+
+# Relative to the project directory, so `./data` in a copied .env means the same folder from any cwd.
+DATA_DIR = _path("MANGALORD_DATA_DIR", BASE_DIR / "data", under=BASE_DIR)
+try:
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+except OSError as exc:
+    raise _invalid(
+        "MANGALORD_DATA_DIR", f"must be a directory this user can create and write ({exc.strerror})"
+    ) from exc
 DEBUG = _read("DEBUG", _strict_bool, False)
 SECRET_KEY = secret_key(_read("SECRET_KEY", env.str, ""), debug=DEBUG, data_dir=DATA_DIR)
 ALLOWED_HOSTS = _read("ALLOWED_HOSTS", env.list, ["127.0.0.1", "localhost", "testserver"])
@@ -93,6 +124,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    # Swagger UI and ReDoc as static files of ours: the API docs work with no internet access.
+    "drf_spectacular_sidecar",
     "channels",
     "axes",
     "accounts",
@@ -168,13 +201,15 @@ DATABASE_DIRECT_URL = _read(
 
 def _database() -> dict[str, Any]:
     if env.str("DATABASE_URL", default=""):
-        db = _read(
-            "DATABASE_URL",
-            env.db_url,
-            None,
-            lambda d: bool(d.get("ENGINE")) and bool(d.get("NAME")),
-            "must be a database URL such as postgres://user:password@host:5432/name",
-        )
+        with warnings.catch_warnings():  # django-environ warns about an unknown scheme before we refuse it
+            warnings.simplefilter("ignore")
+            db = _read(
+                "DATABASE_URL",
+                env.db_url,
+                None,
+                lambda d: bool(d.get("ENGINE")) and bool(d.get("NAME")),
+                "must be a database URL such as postgres://user:password@host:5432/name",
+            )
         db.setdefault("CONN_MAX_AGE", 0)
         if db["ENGINE"] == "django.db.backends.postgresql":
             # A database host that stopped answering must not hold a connect (or a worker's shutdown) for minutes.
@@ -236,7 +271,8 @@ STATIC_ROOT = DATA_DIR / "staticfiles"
 # Serve /static/ from the ASGI app itself (see mangalord/asgi.py); off behind a proxy that serves STATIC_ROOT.
 SERVE_STATIC = _read("SERVE_STATIC", _strict_bool, True)
 MEDIA_URL = "media/"
-MEDIA_ROOT = Path(_read("MEDIA_ROOT", env.str, str(DATA_DIR / "media"))).resolve()
+# Relative to MANGALORD_DATA_DIR: moving the data directory moves the media with it.
+MEDIA_ROOT = _path("MEDIA_ROOT", DATA_DIR / "media", under=DATA_DIR)
 STORAGE_BACKEND = _read(
     "STORAGE_BACKEND", env.str, "filesystem", lambda v: v in {"filesystem", "s3"}, "must be 'filesystem' or 's3'"
 )
@@ -362,6 +398,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Library and crawler-control API of a self-hosted manga library server.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Crawler -----------------------------------------------------------------
@@ -442,6 +481,9 @@ VISION_MODEL = _read("VISION_MODEL", env.str, "llava")
 VISION_API_KEY = _read("VISION_API_KEY", env.str, "")
 VISION_TIMEOUT_SECS = _read("VISION_TIMEOUT_SECS", env.float, 120.0, lambda v: v > 0, "must be a positive number")
 
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_LOG_RULE = f"must be one of {', '.join(_LOG_LEVELS)}"
+LOG_LEVEL = _read("LOG_LEVEL", env.str, "INFO", lambda v: v.upper() in _LOG_LEVELS, _LOG_RULE).upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -449,13 +491,15 @@ LOGGING = {
         "structured": {"format": "%(asctime)s level=%(levelname)s logger=%(name)s pid=%(process)d %(message)s"},
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
-    "root": {"handlers": ["console"], "level": _read("LOG_LEVEL", env.str, "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
         # libvips narrates every thumbnail at INFO (loader, shrink factors, thread pool).
         "pyvips": {"level": "WARNING"},
+        # django-axes announces its version on every process start, before any command's own output.
+        "axes.apps": {"level": "WARNING"},
     },
 }
 

@@ -1,11 +1,13 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from mangalord.favicon import favicon
 from reader.komga import urls as komga_urls
 
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/crawler/", include("crawler.status.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/admin/crawler/", include("crawler.api.urls")),
@@ -17,6 +19,7 @@ urlpatterns = [
     path("kosync/", include("reader.kosync.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("opds/", include("reader.opds_urls")),
     path("", include("reader.urls")),
 ]

@@ -5,7 +5,7 @@ from django.db import models
 
 from catalog.models import Chapter
 
-__all__ = ["DocumentDigest", "ReadProgress"]
+__all__ = ["DocumentDigest", "ReadProgress", "ReaderPreference"]
 
 
 class ReadProgress(models.Model):
@@ -42,3 +42,19 @@ class DocumentDigest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.method} {self.digest} -> {self.chapter_id}"
+
+
+class ReaderPreference(models.Model):
+    """A user's choices for the web app that follow them from device to device: the colour theme."""
+
+    class Theme(models.TextChoices):
+        SYSTEM = "system", "Follow the system"
+        LIGHT = "light"
+        DARK = "dark"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reader_preference")
+    theme = models.CharField(max_length=8, choices=Theme.choices, default=Theme.SYSTEM)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} theme={self.theme}"

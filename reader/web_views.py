@@ -11,50 +11,66 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
 from accounts.views import library_page
 from catalog.bookmarks import create_bookmark
-from catalog.models import Bookmark, Chapter, Manga, Page, Tag
-from catalog.search import title_search
+from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
 from reader import library as listings
-from reader.http import BadParameter, bad_request, get_or_head, page_param
+from reader import shelves
+from reader.http import BadParameter, bad_request, get_or_head
 from reader.images import parse_width
+from reader.library_query import SORTS, parse_library_query
 from reader.naming import chapter_label, chapter_title
 from reader.page_images import page_response
-from reader.progress import continue_chapter, progress_by_chapter, readable_chapters, stored_pages
-from reader.source_settings import reading_direction
+from reader.progress import (
+    continue_chapter,
+    forget_progress,
+    mark_read_through,
+    progress_by_chapter,
+    readable_chapters,
+    set_progress,
+    stored_page_count,
+    stored_pages,
+)
+from reader.reading_modes import default_mode
+from reader.source_settings import reading_direction, reading_mode
+from reader.theme import UnknownTheme, set_theme
 
 LOGIN = "reader:login"
 GRID_PAGE_SIZE = 24
+NEXT_PRELOAD = 3
 
 
-def _page_or_400(request: HttpRequest) -> int | HttpResponse:
-    try:
-        return page_param(request)
-    except BadParameter as exc:
-        return bad_request(str(exc))
+def bad_request_page(request: HttpRequest, message: str) -> HttpResponse:
+    """A 400 in the library's own layout: what was wrong, and a way back."""
+    return render(request, "reader/bad_request.html", {"message": message}, status=400)
 
 
 @get_or_head
 @library_page(login_url=LOGIN)
 def library(request: HttpRequest) -> HttpResponse:
-    page_number = _page_or_400(request)
-    if isinstance(page_number, HttpResponse):
-        return page_number
-    q = request.GET.get("q", "").strip()[:200]
-    tag_name = request.GET.get("tag", "").strip()
-    rows = listings.latest_mangas()
-    if tag_name:
-        rows = rows.filter(tags__name=tag_name)
-    if q:
-        rows = title_search(rows, q)  # best match first, as the API ranks it
-    page = listings.paged(rows, page_number, GRID_PAGE_SIZE)
+    sources = dict(Source.objects.order_by("name").values_list("id", "name"))
+    try:
+        query = parse_library_query(request.GET, sources=sources)
+    except BadParameter as exc:
+        return bad_request_page(request, str(exc))
+    page = listings.paged(shelves.library_rows(query, request.user), query.page, GRID_PAGE_SIZE)
+    shelves.attach_counts(page.rows, request.user)
+    first_view = query.page == 1 and not query.filtered and not query.sort_chosen
     context = {
         "page": page,
-        "q": q,
-        "tag": tag_name,
+        "query": query,
+        "q": query.q,
+        "sorts": SORTS,
+        "statuses": Manga.Status.choices,
+        "sources": sources,
         "tags": list(Tag.objects.order_by("name").values_list("name", flat=True)[:200]),
+        "continue_reading": shelves.continue_reading(request.user) if first_view else [],
+        "recently_updated": shelves.recently_updated(request.user) if first_view else [],
+        "new_in_bookmarks": shelves.bookmarks_with_new_chapters(request.user) if first_view else [],
     }
     return render(request, "reader/library.html", context)
 
@@ -84,6 +100,11 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
     context = {
         "manga": manga,
         "rows": rows,
+        "read_count": sum(1 for row in rows if row["progress"] and row["progress"].completed),
+        "readable_count": sum(1 for row in rows if row["readable"]),
+        "sources": list(
+            MangaSource.objects.filter(manga=manga).select_related("source").order_by("dropped_at", "created_at")
+        ),
         "bookmarked": signed_in
         and Bookmark.objects.filter(user=request.user, manga=manga, chapter__isnull=True).exists(),
         "resume": {"chapter": resume[0], "page": resume[1], "label": chapter_label(resume[0].number)}
@@ -91,6 +112,44 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
         else None,
     }
     return render(request, "reader/manga.html", context)
+
+
+@require_POST
+@login_required(login_url=LOGIN)
+def mark_chapter(request: HttpRequest, chapter_id: str) -> HttpResponse:
+    """Mark one chapter read (at its last page) or unread (progress forgotten), then back to its manga."""
+    chapter = get_object_or_404(Chapter, pk=chapter_id, dropped_at__isnull=True)
+    state = request.POST.get("state", "")
+    if state == "read":
+        set_progress(user=request.user, chapter=chapter, last_page=stored_page_count(chapter), completed=True)
+    elif state == "unread":
+        forget_progress(user=request.user, chapter=chapter)
+    else:
+        return bad_request_page(request, f"state={state!r} is not one we know: use read or unread")
+    return redirect(reverse("reader:manga", args=[chapter.manga_id]) + f"#chapter-{chapter.id}")
+
+
+@require_POST
+@login_required(login_url=LOGIN)
+def mark_read_up_to(request: HttpRequest, chapter_id: str) -> HttpResponse:
+    """Every readable chapter up to and including this one's number marked read."""
+    chapter = get_object_or_404(Chapter.objects.select_related("manga"), pk=chapter_id, dropped_at__isnull=True)
+    mark_read_through(user=request.user, manga=chapter.manga, number=chapter.number)
+    return redirect(reverse("reader:manga", args=[chapter.manga_id]) + f"#chapter-{chapter.id}")
+
+
+@require_POST
+@login_required(login_url=LOGIN)
+def choose_theme(request: HttpRequest) -> HttpResponse:
+    """Store the user's theme, then back to the page they were on (same host only)."""
+    try:
+        set_theme(request.user, request.POST.get("theme", ""))
+    except UnknownTheme as exc:
+        return bad_request_page(request, str(exc))
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        back = reverse("reader:library")
+    return redirect(back)
 
 
 @require_POST
@@ -105,8 +164,18 @@ def bookmark_toggle(request: HttpRequest, manga_id: str) -> HttpResponse:
     return redirect("reader:manga", manga_id=manga.id)
 
 
+def _page_urls(page: Page) -> dict[str, object]:
+    return {
+        "width": page.width,
+        "height": page.height,
+        "full": reverse("catalog-api:page-image", args=[page.id]),
+        "scaled": reverse("reader:page-image", args=[page.id]),
+    }
+
+
 @get_or_head
 @library_page(login_url=LOGIN)
+@ensure_csrf_cookie  # the page has no form, but its progress PUTs carry the token
 def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
     chapter = get_object_or_404(
         Chapter.objects.select_related("manga", "source"), pk=chapter_id, dropped_at__isnull=True
@@ -114,33 +183,40 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
     pages = list(Page.objects.filter(chapter=chapter).order_by("index").only("id", "width", "height"))
     if not pages:
         raise Http404("This chapter has no stored pages yet.")
-    siblings = list(readable_chapters(chapter.manga).filter(~Q(pk=chapter.pk)).only("id", "number", "created_at"))
+    siblings = list(
+        readable_chapters(chapter.manga).filter(~Q(pk=chapter.pk)).only("id", "number", "title", "created_at")
+    )
     before = [c for c in siblings if (c.number, c.created_at) < (chapter.number, chapter.created_at)]
     after = [c for c in siblings if (c.number, c.created_at) > (chapter.number, chapter.created_at)]
+    following = after[0] if after else None
+    # The next chapter's first pages, fetched while this one's last pages are read.
+    next_pages = (
+        list(Page.objects.filter(chapter=following).order_by("index").only("id", "width", "height")[:NEXT_PRELOAD])
+        if following
+        else []
+    )
     progress = progress_by_chapter(request.user, [chapter.id]).get(chapter.id)
+    title = chapter_title(chapter.number, chapter.title)
     data = {
         "chapter": str(chapter.id),
+        "manga": str(chapter.manga_id),
+        "title": title,
         "pageCount": len(pages),
         "lastPage": progress.last_page if progress else 0,
         "completed": bool(progress and progress.completed),
         "direction": reading_direction(chapter.source),
+        "mode": default_mode(reading_mode(chapter.source), ((p.width, p.height) for p in pages)),
         "progressUrl": reverse("reader-api:progress-detail", args=[chapter.id])
         if request.user.is_authenticated
         else "",
         "previousUrl": reverse("reader:chapter", args=[before[-1].id]) if before else "",
-        "nextUrl": reverse("reader:chapter", args=[after[0].id]) if after else "",
+        "nextUrl": reverse("reader:chapter", args=[following.id]) if following else "",
+        "nextTitle": chapter_title(following.number, following.title) if following else "",
+        "nextPages": [_page_urls(p) for p in next_pages],
         "mangaUrl": reverse("reader:manga", args=[chapter.manga_id]),
-        "pages": [
-            {
-                "width": p.width,
-                "height": p.height,
-                "full": reverse("catalog-api:page-image", args=[p.id]),
-                "scaled": reverse("reader:page-image", args=[p.id]),
-            }
-            for p in pages
-        ],
+        "pages": [_page_urls(p) for p in pages],
     }
-    context = {"chapter": chapter, "title": chapter_title(chapter.number, chapter.title), "data": data}
+    context = {"chapter": chapter, "title": title, "data": data}
     return render(request, "reader/chapter.html", context)
 
 

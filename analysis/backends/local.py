@@ -1,9 +1,10 @@
 """Offline analysis with models that ship inside PyPI packages: nothing is downloaded at run time.
 
-- OCR: `rapidocr-onnxruntime` carries PaddleOCR's PP-OCRv4 detection and
+- OCR: `rapidocr` carries PaddleOCR's PP-OCRv6 small detection and
   recognition models and the mobile direction classifier as ONNX files in its
-  wheel (`rapidocr_onnxruntime/models/`). The recognition model reads Latin
-  and CJK text.
+  wheel (`rapidocr/models/`), and needs only `opencv-python-headless` (the one
+  OpenCV in the environment, shared with nudenet). The recognition model
+  reads Latin and CJK text.
 - NSFW: `nudenet` carries its `320n.onnx` detector (a YOLO model over body
   parts, exposed or covered) in its wheel.
 
@@ -46,12 +47,8 @@ NSFW_THRESHOLD = 0.5
 TAG_THRESHOLD = 0.4
 TEXT_HEAVY_CHARS = 200
 TEXT_HEAVY_LINES = 8
-# A run of blank pixel columns at least this share of the line height wide is a
-# word space. Measured on sans-serif caption type: gaps between letters stay
-# under ~0.22 of the line height, gaps between words are ~0.25-0.5.
-SPACE_GAP_RATIO = 0.24
-# How far (0-255) a pixel must stand off the line's background tone to count as ink.
-INK_CONTRAST = 60
+# Two boxes are on one text line when their vertical overlap is at least this share of the shorter one.
+SAME_LINE_OVERLAP = 0.5
 
 
 @dataclass(frozen=True)
@@ -67,71 +64,39 @@ def _is_cjk(char: str) -> bool:
     return ord(char) >= 0x2E80
 
 
-def word_gaps(ink_columns: list[bool], min_gap: float) -> list[float]:
-    """Centres of the blank column runs at least `min_gap` wide between the first and last inked column."""
-    inked = [i for i, ink in enumerate(ink_columns) if ink]
-    if not inked:
-        return []
-    gaps, run_start = [], None
-    for i in range(inked[0], inked[-1] + 1):
-        if not ink_columns[i]:
-            run_start = i if run_start is None else run_start
+def group_lines(boxes: list[tuple[float, float, float, float]]) -> list[list[int]]:
+    """Indexes of `(left, top, right, bottom)` boxes grouped into text lines, top to bottom, each left to right.
+
+    The detector finds words (or runs of words) as separate boxes; a box
+    joins the line it overlaps vertically by SAME_LINE_OVERLAP of the
+    shorter height, so a caption reads as one line, not one word per line.
+    """
+    lines: list[list[int]] = []
+    spans: list[tuple[float, float]] = []
+    for i in sorted(range(len(boxes)), key=lambda k: (boxes[k][1], boxes[k][0])):
+        top, bottom = boxes[i][1], boxes[i][3]
+        for n, (line_top, line_bottom) in enumerate(spans):
+            overlap = min(bottom, line_bottom) - max(top, line_top)
+            if overlap >= SAME_LINE_OVERLAP * min(bottom - top, line_bottom - line_top):
+                lines[n].append(i)
+                spans[n] = (min(top, line_top), max(bottom, line_bottom))
+                break
+        else:
+            lines.append([i])
+            spans.append((top, bottom))
+    return [sorted(line, key=lambda k: boxes[k][0]) for line in lines]
+
+
+def join_words(words: list[str]) -> str:
+    """Words of one line joined by spaces, except next to CJK characters (written without spaces)."""
+    out = ""
+    for word in (w.strip() for w in words):
+        if not word:
             continue
-        if run_start is not None and i - run_start >= min_gap:
-            gaps.append((run_start + i - 1) / 2)
-        run_start = None
-    return gaps
-
-
-def insert_spaces(chars: list[str], centres: list[float], gaps: list[float]) -> str:
-    """Join `chars` (left to right, x centre of each in `centres`), with a space wherever a gap lies between two.
-
-    Spaces the recogniser did keep stay as they are; CJK text is written
-    without spaces, so none is put next to a CJK character.
-    """
-    out = []
-    for i, char in enumerate(chars):
-        if i and not any(_is_cjk(c) or c.isspace() for c in (char, chars[i - 1])):
-            if any(centres[i - 1] < gap < centres[i] for gap in gaps):
-                out.append(" ")
-        out.append(char)
-    return "".join(out)
-
-
-def _ink_columns(gray: np.ndarray, box: list[list[float]]) -> list[bool]:
-    """Which pixel columns of the line's box hold ink (pixels far from the box's background tone)."""
-    xs, ys = [p[0] for p in box], [p[1] for p in box]
-    left, right = max(int(min(xs)), 0), int(max(xs)) + 1
-    top, bottom = max(int(min(ys)), 0), int(max(ys)) + 1
-    crop = gray[top:bottom, left:right].astype(np.int16)
-    if crop.size == 0:
-        return []
-    background = int(np.median(crop))
-    return [bool(v) for v in (np.abs(crop - background) > INK_CONTRAST).any(axis=0)]
-
-
-def _spaced_line(gray: np.ndarray, item: list[Any]) -> str:
-    """The recognised text of one OCR line, with the word spaces the recogniser dropped put back.
-
-    PP-OCR's recogniser drops most spaces in Latin text ("CHAPTER2"). The
-    spaces are recovered geometrically: blank pixel columns in the line at
-    least `SPACE_GAP_RATIO` of the line height wide are word gaps, placed
-    between the per-character positions the recogniser reports.
-    """
-    text = item[1]
-    if len(item) < 5:
-        return text
-    box, char_boxes, chars = item[0], item[3], list(item[4])
-    width = max(p[0] for p in box) - min(p[0] for p in box)
-    height = max(p[1] for p in box) - min(p[1] for p in box)
-    if len(chars) != len(char_boxes) or len(chars) < 2 or height <= 0 or height > width:
-        return text  # vertical or unusual lines: keep what was recognised
-    centres = [sum(p[0] for p in b) / len(b) for b in char_boxes]
-    if centres != sorted(centres):
-        return text  # a line read right to left (rotated); positions do not map to columns
-    gaps = word_gaps(_ink_columns(gray, box), SPACE_GAP_RATIO * height)
-    left = max(int(min(p[0] for p in box)), 0)
-    return insert_spaces(chars, centres, [left + g for g in gaps])
+        if out and not (_is_cjk(out[-1]) or _is_cjk(word[0])):
+            out += " "
+        out += word
+    return out
 
 
 def _label_tag(label: str) -> str:
@@ -181,6 +146,13 @@ def summarise(lines: list[str], detections: list[Detection]) -> tuple[list[str],
 
 # --- models ----------------------------------------------------------------------------------
 
+# The models rapidocr's wheel ships (rapidocr/models/).
+OCR_MODELS = {
+    "det": "PP-OCRv6_det_small.onnx",
+    "rec": "PP-OCRv6_rec_small.onnx",
+    "cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+}
+
 
 def _package_dir(module: str) -> Path:
     import importlib.util
@@ -193,18 +165,18 @@ def _package_dir(module: str) -> Path:
 
 def model_files() -> dict[str, Path]:
     """The ONNX files the local backend runs, inside their packages."""
-    ocr = _package_dir("rapidocr_onnxruntime") / "models"
+    ocr = _package_dir("rapidocr") / "models"
     return {
-        "ocr_det": ocr / "ch_PP-OCRv4_det_infer.onnx",
-        "ocr_rec": ocr / "ch_PP-OCRv4_rec_infer.onnx",
-        "ocr_cls": ocr / "ch_ppocr_mobile_v2.0_cls_infer.onnx",
+        "ocr_det": ocr / OCR_MODELS["det"],
+        "ocr_rec": ocr / OCR_MODELS["rec"],
+        "ocr_cls": ocr / OCR_MODELS["cls"],
         "nsfw": _package_dir("nudenet") / "320n.onnx",
     }
 
 
 def model_name() -> str:
-    ocr, nude = metadata.version("rapidocr-onnxruntime"), metadata.version("nudenet")
-    return f"rapidocr-onnxruntime {ocr} (PP-OCRv4) + nudenet {nude} (320n)"
+    ocr, nude = metadata.version("rapidocr"), metadata.version("nudenet")
+    return f"rapidocr {ocr} (PP-OCRv6 small) + nudenet {nude} (320n)"
 
 
 class _Models:
@@ -227,9 +199,17 @@ class _Models:
             # Never fall back to fetching weights: say what is missing instead.
             raise AnalysisError(f"local backend model files are missing: {', '.join(missing)}")
         from nudenet import NudeDetector
-        from rapidocr_onnxruntime import RapidOCR
+        from rapidocr import RapidOCR
 
-        return RapidOCR(), NudeDetector()
+        files = model_files()
+        # The wheel's own files, named explicitly: rapidocr never looks for (or fetches) another model.
+        params = {
+            "Global.log_level": "warning",
+            "Det.model_path": str(files["ocr_det"]),
+            "Rec.model_path": str(files["ocr_rec"]),
+            "Cls.model_path": str(files["ocr_cls"]),
+        }
+        return RapidOCR(params=params), NudeDetector()
 
     @property
     def loaded(self) -> bool:
@@ -239,13 +219,20 @@ class _Models:
 MODELS = _Models()
 
 
-def _ocr_lines(gray: np.ndarray, raw: list[Any] | None) -> list[str]:
-    lines = []
-    for item in raw or []:
-        text = " ".join(_spaced_line(gray, item).split())
-        if text:
-            lines.append(text)
-    return lines
+def _ocr_lines(output: Any) -> list[str]:
+    """The text lines of rapidocr's answer: each box's words, boxes on one line joined left to right."""
+    if output.boxes is None or output.txts is None:
+        return []
+    words = output.word_results or [()] * len(output.txts)
+    texts = [
+        join_words([w[0] for w in box_words]) if box_words else text
+        for text, box_words in zip(output.txts, words, strict=True)
+    ]
+    boxes = [
+        (min(p[0] for p in b), min(p[1] for p in b), max(p[0] for p in b), max(p[1] for p in b)) for b in output.boxes
+    ]
+    lines = (join_words([texts[i] for i in line]) for line in group_lines(boxes))
+    return [" ".join(line.split()) for line in lines if line.strip()]
 
 
 class LocalBackend:
@@ -259,12 +246,12 @@ class LocalBackend:
         ocr, detector = MODELS.get()
         with MODELS.inference_lock:
             try:
-                raw, _elapsed = ocr(bgr, return_word_box=True)
+                output = ocr(bgr, return_word_box=True)
                 found = detector.detect(bgr)
             except Exception as exc:  # onnxruntime/OpenCV errors carry no common base class
                 raise AnalysisError(f"local inference failed: {type(exc).__name__}: {exc}") from exc
         detections = [Detection(d["class"], float(d["score"])) for d in found]
-        lines = _ocr_lines(np.asarray(rgb.convert("L")), raw)
+        lines = _ocr_lines(output)
         tags, description, nsfw, score = summarise(lines, detections)
         return AnalysisResult(
             ocr_text="\n".join(lines),

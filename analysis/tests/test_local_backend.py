@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from analysis.backends import get_backend
-from analysis.backends.local import Detection, insert_spaces, model_files, summarise, word_gaps
+from analysis.backends.local import Detection, group_lines, join_words, model_files, summarise
 from analysis.tests.helpers import text_page
 
 pytestmark = pytest.mark.sqlite_ok
@@ -35,7 +35,7 @@ def test_finds_the_text_drawn_on_a_page(tmp_path):
     assert "text" in result.tags
     assert result.nsfw is False
     assert "CHAPTER 2 PAGE 3" in result.description
-    assert result.model.startswith("rapidocr-onnxruntime")
+    assert result.model.startswith("rapidocr 3.")
 
 
 def test_ordinary_photo_gets_a_safe_nsfw_verdict(astronaut_path):
@@ -103,33 +103,32 @@ def test_loads_and_runs_with_every_network_connection_forbidden(tmp_path, astron
 
 
 @pytest.mark.parametrize(
-    ("columns", "min_gap", "gaps"),
+    ("boxes", "lines"),
     [
-        ("", 2, []),
-        ("....", 2, []),
-        ("##..##", 2, [2.5]),
-        ("##.##", 2, []),  # letter spacing, not a word gap
-        ("..##...##..", 3, [5.0]),  # margins outside the ink never count
-        ("#...#....#", 3, [2.0, 6.5]),
+        ([], []),
+        # One caption found as three word boxes, listed out of order: one line, left to right.
+        ([(300, 12, 380, 48), (10, 10, 120, 50), (140, 14, 280, 46)], [[1, 2, 0]]),
+        # Two lines; a box straddling both overlaps neither enough and stands alone.
+        ([(10, 10, 100, 40), (10, 60, 100, 90), (120, 12, 200, 42), (220, 30, 300, 70)], [[0, 2], [3], [1]]),
+        # A tall box and a small one beside its middle: overlap counts against the shorter one.
+        ([(10, 0, 60, 200), (80, 90, 140, 110)], [[0, 1]]),
     ],
 )
-def test_word_gaps(columns, min_gap, gaps):
-    assert word_gaps([c == "#" for c in columns], min_gap) == gaps
+def test_group_lines(boxes, lines):
+    assert group_lines(boxes) == lines
 
 
 @pytest.mark.parametrize(
-    ("chars", "centres", "gaps", "text"),
+    ("words", "text"),
     [
-        ("AB", [0, 10], [], "AB"),
-        ("AB", [0, 10], [5], "A B"),
-        ("AB2", [0, 10, 20], [15, 16], "AB 2"),  # two gap centres between one pair: one space
-        ("A B", [0, 5, 10], [5], "A B"),  # a space the recogniser kept is not doubled
-        ("日本", [0, 10], [5], "日本"),  # CJK is written without spaces
-        ("A日", [0, 10], [5], "A日"),
+        (["CHAPTER", "12", "The", "Gate"], "CHAPTER 12 The Gate"),
+        ([" WHERE ", "", "AM I?"], "WHERE AM I?"),
+        (["日本", "語"], "日本語"),  # CJK is written without spaces
+        (["Vol.", "日本"], "Vol.日本"),
     ],
 )
-def test_insert_spaces(chars, centres, gaps, text):
-    assert insert_spaces(list(chars), centres, gaps) == text
+def test_join_words(words, text):
+    assert join_words(words) == text
 
 
 def test_summarise_page_without_text_or_figures():

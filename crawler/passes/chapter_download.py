@@ -2,14 +2,17 @@
 
 Crash-safe by construction, because a worker can be killed (-9) between any
 two statements:
-- each page's `Page` row is written right after its file is stored, so a
-  re-run skips every index that already has a row;
+- pages' `Page` rows are written after their files are stored, in one INSERT
+  for every `PAGE_ROWS_PER_INSERT` pages (and whatever is stored when the job
+  stops for any reason but a kill), so a re-run skips every index that
+  already has a row;
 - a file stored just before a kill has no row yet: the re-run first deletes
   every file in the chapter's directory that no `Page` row references
   (including a temp file cut short mid-write), and the readers' scaled
   copies of pages whose rows were deleted, so nothing is orphaned;
 - the `(chapter, index)` unique constraint turns a duplicate writer into an
-  IntegrityError whose file is deleted again.
+  IntegrityError: that batch is written row by row, and the file of each row
+  another run wrote first is deleted again.
 """
 
 from __future__ import annotations
@@ -20,19 +23,32 @@ from collections.abc import Sequence
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream
-from crawler.errors import CrawlerError, ImageRefused, ImageRejected, JobCancelled, RetryLater, SessionExpired
+from crawler.errors import (
+    CrawlerError,
+    ImageRefused,
+    ImageRejected,
+    JobCancelled,
+    RetryLater,
+    SessionExpired,
+    SourceBusy,
+)
 from crawler.events import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
 from crawler.status import StatusHandle
 
 logger = logging.getLogger(__name__)
+
+# Rows written together: one INSERT per this many pages instead of one per page
+# (a statement and a commit each). A kill -9 loses at most this many stored
+# files to the orphan sweep, which are downloaded again.
+PAGE_ROWS_PER_INSERT = 10
 
 
 def page_directory(chapter_id: object) -> str:
@@ -51,8 +67,8 @@ def download_chapter(chapter: Chapter, source: SourceAdapter, *, status: StatusH
     The chapter shows in the live status with its page count while it runs.
     On success the chapter is `done` with its `page_count`. On failure it is
     marked `failed` and the error propagates so the queue retries the job; on
-    cancellation or an expired session it goes back to `queued`, since the
-    released job will run again.
+    cancellation, an expired session, a cooling or busy source it goes back
+    to `queued`, since the released job will run again.
     """
     manga = chapter.manga
     with status.begin_chapter(
@@ -61,7 +77,7 @@ def download_chapter(chapter: Chapter, source: SourceAdapter, *, status: StatusH
         _set_state(chapter, Chapter.SyncState.DOWNLOADING)
         try:
             stored = _download(chapter, source, status=status, cancel=cancel)
-        except (JobCancelled, SessionExpired, RetryLater):
+        except (JobCancelled, SessionExpired, RetryLater, SourceBusy):
             _set_state(chapter, Chapter.SyncState.QUEUED)
             raise
         except Exception:
@@ -85,42 +101,85 @@ def _download(chapter: Chapter, source: SourceAdapter, *, status: StatusHandle, 
     done = sum(1 for i in range(total) if i in have)
     status.set_chapter_pages(chapter.id, done, total)
     stored: list[Page] = []
-    for index, url in enumerate(urls):
-        if index in have:
-            continue
-        if cancel.is_set():
-            raise JobCancelled(f"chapter {chapter.id} cancelled after {done} of {total} pages")
-        stream = source.open_image(url)
-        try:
-            image = store_image_stream(stream, directory=directory, max_bytes=settings.CRAWLER_MAX_IMAGE_BYTES)
-        except ImageRejected as exc:
-            where = f"source {chapter.source_id!r}: page {index + 1} of chapter {chapter.id} {url}"
-            raise ImageRefused(f"{where}: {exc}") from exc
-        finally:
-            stream.close()
-        try:
-            page = Page.objects.create(
-                chapter=chapter,
-                index=index,
-                image=image.name,
-                content_type=image.content_type,
-                width=image.width,
-                height=image.height,
-                bytes=image.size,
-                sha256=image.sha256,
-            )
-        except IntegrityError:
-            # Another run stored this index first; ours is a duplicate file.
-            delete_stored(image.name)
-            logger.warning("chapter %s page %d was stored concurrently; dropped the duplicate", chapter.id, index)
-            continue
-        stored.append(page)
-        done += 1
-        status.set_chapter_pages(chapter.id, done, total)
+    unwritten: list[Page] = []
+    try:
+        for index, url in enumerate(urls):
+            if index in have:
+                continue
+            if cancel.is_set():
+                raise JobCancelled(f"chapter {chapter.id} cancelled after {done} of {total} pages")
+            unwritten.append(_store_page(chapter, source, index, url, directory))
+            done += 1
+            status.set_chapter_pages(chapter.id, done, total)
+            if len(unwritten) >= PAGE_ROWS_PER_INSERT:
+                stored += write_pages(unwritten)
+                unwritten = []
+    except BaseException:
+        _write_before_leaving(chapter, unwritten)
+        raise
+    stored += write_pages(unwritten)
     chapter.page_count = total
     chapter.sync_state = Chapter.SyncState.DONE
     chapter.save(update_fields=["page_count", "sync_state", "updated_at"])
     return stored
+
+
+def _store_page(chapter: Chapter, source: SourceAdapter, index: int, url: str, directory: str) -> Page:
+    """Stream one page into storage; its row, not written yet."""
+    stream = source.open_image(url)
+    try:
+        image = store_image_stream(stream, directory=directory, max_bytes=settings.CRAWLER_MAX_IMAGE_BYTES)
+    except ImageRejected as exc:
+        where = f"source {chapter.source_id!r}: page {index + 1} of chapter {chapter.id} {url}"
+        raise ImageRefused(f"{where}: {exc}") from exc
+    finally:
+        stream.close()
+    return Page(
+        chapter=chapter,
+        index=index,
+        image=image.name,
+        content_type=image.content_type,
+        width=image.width,
+        height=image.height,
+        bytes=image.size,
+        sha256=image.sha256,
+    )
+
+
+def write_pages(pages: list[Page]) -> list[Page]:
+    """Insert the rows of stored pages in one statement; returns the rows this call wrote.
+
+    When another run wrote one of the indexes first, the batch is written row
+    by row and each duplicate's file is deleted.
+    """
+    if not pages:
+        return []
+    try:
+        with transaction.atomic():
+            return Page.objects.bulk_create(pages)
+    except IntegrityError:
+        pass
+    written = []
+    for page in pages:
+        try:
+            with transaction.atomic():
+                page.save(force_insert=True)
+        except IntegrityError:
+            delete_stored(page.image.name)
+            logger.warning(
+                "chapter %s page %d was stored concurrently; dropped the duplicate", page.chapter_id, page.index
+            )
+            continue
+        written.append(page)
+    return written
+
+
+def _write_before_leaving(chapter: Chapter, pages: list[Page]) -> None:
+    """The job stops (cancelled, source busy or cooling, a failed page): keep the rows of the pages it stored."""
+    try:
+        write_pages(pages)
+    except Exception:  # the database is what failed: the orphan sweep of the next run takes the files
+        logger.warning("chapter %s: could not record %d stored pages; they are fetched again", chapter.id, len(pages))
 
 
 def remove_orphans(chapter: Chapter) -> list[str]:

@@ -23,7 +23,7 @@ from django.db import IntegrityError, models, transaction
 from catalog.copies import remove_orphan_copies
 from catalog.models import Manga, MangaSource, Source, Tag
 from catalog.storage import delete_stored, store_image_stream
-from crawler.errors import CrawlerError, RetryLater, SessionExpired
+from crawler.errors import CrawlerError, RetryLater, SessionExpired, SourceBusy
 from crawler.passes.chapter_download import download_chapter
 from crawler.passes.chapters import ChapterSyncResult, enqueue_chapter_content, sync_chapters
 from crawler.sources.base import MangaDetail, MangaMetadata, SourceMangaRef
@@ -206,9 +206,10 @@ def _set_tags(manga: Manga, names: tuple[str, ...]) -> None:
 def fetch_cover(manga: Manga, source: SourceAdapter, *, status: StatusHandle) -> CoverOutcome:
     """Download `manga.cover_url` into `covers/<manga.id>/`, replacing any older file.
 
-    Any failure except an expired session or a cooling source marks the
-    cover failed for the backfill to retry; those two propagate because every
-    later fetch would hit the same login wall or cooldown.
+    Any failure except an expired session, a cooling or a busy source marks
+    the cover failed for the backfill to retry; those propagate because every
+    later fetch would hit the same login wall or cooldown, and a busy
+    source's job is given back whole.
     """
     with status.begin_cover(manga_id=manga.id, manga_title=manga.title):
         try:
@@ -219,8 +220,8 @@ def fetch_cover(manga: Manga, source: SourceAdapter, *, status: StatusHandle) ->
                 )
             finally:
                 stream.close()
-        except (SessionExpired, RetryLater):
-            raise  # every later fetch of the source would meet the same wall or cooldown
+        except (SessionExpired, RetryLater, SourceBusy):
+            raise  # every later fetch of the source would meet the same wall, cooldown or busy source
         except Exception as exc:  # noqa: BLE001 - a cover never fails its manga
             logger.warning("cover fetch failed manga=%s url=%s: %s", manga.id, manga.cover_url, exc)
             manga.cover_state = Manga.CoverState.FAILED

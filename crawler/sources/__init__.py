@@ -25,13 +25,19 @@ if TYPE_CHECKING:
 
 
 def get_source(
-    source_row: SourceRow, *, browser: BrowserManager | None = None, cancel: threading.Event | None = None
+    source_row: SourceRow,
+    *,
+    browser: BrowserManager | None = None,
+    cancel: threading.Event | None = None,
+    yield_when_busy: bool = False,
 ) -> Source:
     """The adapter for `source_row` (kind demo or html), with its session cookie loaded.
 
     Every request it makes takes a token and a slot from the source's limiter,
     shared through the database with every other worker; `cancel` (the job's
-    cancel event) interrupts a wait for one.
+    cancel event) interrupts a wait for one. With `yield_when_busy` (a job's
+    adapter) a request whose tokens or slots other jobs have raises
+    `SourceBusy` instead of waiting, so the worker gives the job back.
 
     Raises SourceConfigError, naming the bad key, when the row's settings are
     invalid, or when the adapter needs a browser and none was given.
@@ -52,7 +58,7 @@ def get_source(
         config,
         session_value=runtime.session_cookie(source_row.id),
         browser=browser,
-        gate=SourceLimiter(source_row.id, config.politeness, cancel=cancel),
+        gate=SourceLimiter(source_row.id, config.politeness, cancel=cancel, yield_when_busy=yield_when_busy),
     )
 
 

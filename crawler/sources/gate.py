@@ -42,6 +42,9 @@ class RequestGate(Protocol):
     def cool_down(self, secs: float, reason: str) -> datetime:
         """Stop every worker from requesting this source for `secs`; returns when the cooldown ends."""
 
+    def close(self) -> None:
+        """The adapter is done with the source: give up what is kept between its requests."""
+
 
 class _NothingHeld:
     def keep_alive(self) -> None:
@@ -65,6 +68,9 @@ class Unlimited:
 
     def cool_down(self, secs: float, reason: str) -> datetime:
         return timezone.now() + timedelta(seconds=secs)
+
+    def close(self) -> None:
+        pass
 
 
 @contextmanager

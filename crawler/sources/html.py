@@ -183,6 +183,7 @@ class HtmlSource:
                 ", ".join(repr(t) for t in self.notes.unparsed_examples),
             )
         self._http.close()
+        self._gate.close()
 
     # --- loading ----------------------------------------------------------------------------
 

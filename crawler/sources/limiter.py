@@ -1,17 +1,25 @@
 """The per-source limiter shared through the database: every worker on every host takes its tokens here.
 
 One `SourceThrottle` row per source holds the token bucket and the cooldown;
-`SourceSlot` rows are the requests in flight. Each acquisition is one short
-transaction that locks the source's row (`SELECT ... FOR UPDATE`; on SQLite
-every transaction is `BEGIN IMMEDIATE`, which serialises the same way),
-refills the bucket by the database clock, and takes a token and a slot or
-learns how long to wait. No advisory locks and no session state, so it holds
-behind PgBouncer in transaction pooling, where each transaction may run on a
-different server session.
+`SourceSlot` rows are the requests in flight. On PostgreSQL a request's
+token is one statement in autocommit: it locks the source's row, refills the
+bucket by the database clock and takes a token or learns how long to wait
+(`TAKE_TOKEN`), so the row is locked for one statement, not for a
+transaction of six round trips. A slot is taken in a short transaction that
+locks the row, counts the live slots and inserts one (on SQLite every
+transaction is `BEGIN IMMEDIATE`, which serialises the same way, and tokens
+go that way too); the slot row then stays with the process between its
+requests (`crawler.sources.slots`), still counted and still expiring on its
+own, so a job asking for page after page pays one statement a request. No
+advisory locks and no session state, so it holds behind PgBouncer in
+transaction pooling, where each transaction may run on a different server
+session.
 
 Waits are bounded and interruptible: a waiter sleeps exactly until the next
 token (capped, then looks again, since another worker may have taken it), on
-the job's cancel event, and gives up as an outage after `max_wait_secs`.
+the job's cancel event, and gives up as an outage after `max_wait_secs`. A
+job's limiter (`yield_when_busy`) does not wait for tokens or slots other
+jobs have: it raises `SourceBusy` and the worker gives the job back.
 """
 
 from __future__ import annotations
@@ -30,10 +38,20 @@ from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from crawler.errors import JobCancelled, SourceCoolingDown, SourceUnavailable
+from crawler.errors import JobCancelled, SourceBusy, SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
 from crawler.sources.gate import NOTHING_HELD, Held
-from crawler.sources.politeness import Decision, Politeness, Verdict, cooling_ends, decide, refill
+from crawler.sources.politeness import (
+    BUSY_HOLD_SECS,
+    Decision,
+    Politeness,
+    Verdict,
+    cooling_ends,
+    decide,
+    gives_way,
+    refill,
+)
+from crawler.sources.slots import BUSY, IdleSlots
 
 logger = logging.getLogger(__name__)
 
@@ -56,12 +74,41 @@ def _db_now() -> datetime:
         return cursor.fetchone()[0]
 
 
-class Slot:
-    """One in-flight request's `SourceSlot` row."""
+# One request's token in one statement. `old` locks the source's row and reads
+# it as it is once the lock is ours (READ COMMITTED re-reads a row it waited
+# for); the bucket is refilled by the database clock as `refill` does; the
+# UPDATE takes the token only when one is there and the source is not cooling.
+# The caller decides from what comes back with `decide`, on the same numbers.
+TAKE_TOKEN = """
+WITH old AS (
+    SELECT source_id, tokens, refilled_at, cooling_until, cooling_reason, statement_timestamp() AS now
+    FROM crawler_source_throttle WHERE source_id = %(source)s FOR UPDATE
+), bucket AS (
+    SELECT old.*, CASE
+        WHEN refilled_at IS NULL THEN %(burst)s::float8
+        ELSE LEAST(%(burst)s::float8,
+                   tokens + GREATEST(EXTRACT(EPOCH FROM now - refilled_at)::float8, 0) * %(rate)s::float8)
+    END AS refilled
+    FROM old
+), verdict AS (
+    SELECT bucket.*, (cooling_until IS NULL OR cooling_until <= now) AND refilled >= 1 AS granted FROM bucket
+), taken AS (
+    UPDATE crawler_source_throttle AS t
+    SET tokens = verdict.refilled - 1, refilled_at = verdict.now, updated_at = verdict.now
+    FROM verdict WHERE t.source_id = verdict.source_id AND verdict.granted
+    RETURNING t.source_id
+)
+SELECT granted, refilled, now, cooling_until, cooling_reason FROM verdict
+"""
 
-    def __init__(self, slot_id: uuid.UUID, ttl: timedelta) -> None:
+
+class Slot:
+    """One in-flight request's `SourceSlot` row; released back to the process's idle slots, not deleted."""
+
+    def __init__(self, slot_id: uuid.UUID, ttl: timedelta, owner: SourceLimiter) -> None:
         self.id = slot_id
         self.ttl = ttl
+        self.owner = owner
         self._renewed = time.monotonic()
         self._released = False
 
@@ -72,14 +119,33 @@ class Slot:
         self._renewed = time.monotonic()
         SourceSlot.objects.filter(id=self.id).update(expires_at=Now() + self.ttl)
 
+    def reclaim(self) -> bool:
+        """Take an idle row back into use; False when it expired meanwhile (another worker may have its share)."""
+        self._released = False
+        if time.monotonic() - self._renewed < self.ttl.total_seconds() / 3:
+            return True
+        self._renewed = time.monotonic()
+        return bool(SourceSlot.objects.filter(id=self.id, expires_at__gt=Now()).update(expires_at=Now() + self.ttl))
+
     def release(self) -> None:
         if self._released:
             return
         self._released = True
-        try:
-            SourceSlot.objects.filter(id=self.id).delete()
-        except Exception:  # a database blip: the slot expires on its own
-            logger.warning("limiter: releasing slot %s failed; it expires by itself", self.id, exc_info=True)
+        self.owner.give_back(self)
+
+
+# This process's idle slot rows, shared by every limiter of the same source here.
+IDLE_SLOTS: IdleSlots[Slot] = IdleSlots()
+
+
+def delete_slots(slots: list[Slot]) -> None:
+    if not slots:
+        return
+    ids = [slot.id for slot in slots]
+    try:
+        SourceSlot.objects.filter(id__in=ids)._raw_delete(SourceSlot.objects.db)
+    except Exception:  # a database blip: the slots expire on their own
+        logger.warning("limiter: releasing slots %s failed; they expire by themselves", ids, exc_info=True)
 
 
 @dataclass(frozen=True)
@@ -100,6 +166,7 @@ class SourceLimiter:
         *,
         cancel: threading.Event | None = None,
         max_wait_secs: float | None = None,
+        yield_when_busy: bool = False,
     ) -> None:
         self.source_id = source_id
         self.policy = policy
@@ -107,6 +174,10 @@ class SourceLimiter:
         ttl = slot_ttl()
         # Long enough to outlast a slot leaked by a killed worker.
         self.max_wait_secs = max_wait_secs if max_wait_secs is not None else 2 * ttl.total_seconds()
+        self.yield_when_busy = yield_when_busy
+        self.granted = 0  # requests this limiter let out
+        self._closed = False
+        IDLE_SLOTS.opened(source_id)
 
     # --- the gate ----------------------------------------------------------------------
 
@@ -115,6 +186,7 @@ class SourceLimiter:
         while True:
             attempt = self.try_acquire(slot=slot)
             if attempt.held is not None:
+                self.granted += 1
                 return attempt.held
             decision = attempt.decision
             if decision.verdict is Verdict.COOLING and decision.wait_secs > settings.CRAWLER_COOLDOWN_WAIT_SECS:
@@ -125,6 +197,13 @@ class SourceLimiter:
                     source_id=self.source_id,
                     until=attempt.cooling_until,
                 )
+            if self.yield_when_busy and gives_way(decision, rate=self.policy.rate_limit, started=self.granted > 0):
+                BUSY.mark(self.source_id, max(BUSY_HOLD_SECS, decision.wait_secs))
+                raise SourceBusy(
+                    f"source {self.source_id!r} is busy with other jobs ({decision.verdict.value}, "
+                    f"next request in {decision.wait_secs:.2f} s): giving the thread back",
+                    source_id=self.source_id,
+                )
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise SourceUnavailable(
@@ -132,6 +211,21 @@ class SourceLimiter:
                     f"(max_concurrency {self.policy.max_concurrency}, last verdict {decision.verdict.value})"
                 )
             self._sleep(min(decision.wait_secs, MAX_SLEEP_SECS, remaining))
+
+    def close(self) -> None:
+        """The adapter is done: its idle slot rows go unless other open adapters of the source here can use them."""
+        if self._closed:
+            return
+        self._closed = True
+        delete_slots(IDLE_SLOTS.closed(self.source_id))
+        if self.granted:
+            BUSY.clear(self.source_id)  # the job that had the source's requests is over
+
+    def give_back(self, held: Slot) -> None:
+        if self._closed:
+            delete_slots([held])
+            return
+        delete_slots(IDLE_SLOTS.give_back(self.source_id, held))
 
     def cool_down(self, secs: float, reason: str) -> datetime:
         with transaction.atomic():
@@ -149,7 +243,50 @@ class SourceLimiter:
     # --- one transaction -----------------------------------------------------------------
 
     def try_acquire(self, *, slot: bool = True) -> Attempt:
-        """One short transaction: take a token (and a slot) now, or say how long to wait."""
+        """Take a token (and a slot) now, or say how long to wait.
+
+        A slot row this process keeps idle is reused with a token-only
+        statement; otherwise one short transaction counts and inserts a slot.
+        """
+        reused = self._reuse_idle_slot() if slot else None
+        if slot and reused is None:
+            return self._transaction(slot=True)
+        attempt = self._take_token()
+        if reused is None:
+            return attempt
+        if attempt.held is None:
+            reused.release()  # no token: the row stays idle for the next look
+            return attempt
+        return Attempt(attempt.decision, reused)
+
+    def _reuse_idle_slot(self) -> Slot | None:
+        while (held := IDLE_SLOTS.take(self.source_id)) is not None:
+            held.owner = self
+            if held.reclaim():
+                return held
+        return None
+
+    def _take_token(self) -> Attempt:
+        if connection.vendor != "postgresql":
+            return self._transaction(slot=False)
+        params = {"source": self.source_id, "burst": self.policy.burst, "rate": self.policy.rate_limit}
+        with connection.cursor() as cursor:
+            cursor.execute(TAKE_TOKEN, params)
+            row = cursor.fetchone()
+            if row is None:  # first use of the source anywhere: a full bucket
+                SourceThrottle.objects.bulk_create([SourceThrottle(source_id=self.source_id)], ignore_conflicts=True)
+                cursor.execute(TAKE_TOKEN, params)
+                row = cursor.fetchone()
+        granted, tokens, now, cooling_until, cooling_reason = row
+        if granted:
+            return Attempt(Decision(Verdict.GRANTED, tokens - 1.0), NOTHING_HELD)
+        decision = decide(
+            tokens, in_flight=0, policy=self.policy, now=now, cooling_until=cooling_until, need_slot=False
+        )
+        return Attempt(decision, None, cooling_until, cooling_reason)
+
+    def _transaction(self, *, slot: bool) -> Attempt:
+        """One short transaction that locks the source's row: a token, and with `slot` a new slot row."""
         policy = self.policy
         with transaction.atomic():
             row = self._locked_row()
@@ -169,7 +306,7 @@ class SourceLimiter:
             slots.filter(expires_at__lte=now).delete()  # leaked by killed workers
             ttl = slot_ttl()
             taken = SourceSlot.objects.create(source_id=self.source_id, acquired_at=now, expires_at=now + ttl)
-        return Attempt(decision, Slot(taken.id, ttl))
+        return Attempt(decision, Slot(taken.id, ttl, self))
 
     def _locked_row(self) -> SourceThrottle:
         rows = SourceThrottle.objects.select_for_update()

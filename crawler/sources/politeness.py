@@ -97,6 +97,38 @@ def decide(
     return Decision(Verdict.GRANTED, tokens - 1.0)
 
 
+# --- giving a job's thread back ------------------------------------------------------------
+
+# A job waits for its source's next token in its own thread. Once the wait is
+# longer than a token interval, other jobs are spending the source's tokens:
+# its requests are spoken for, and the thread is worth more to another
+# source. A job that has not asked anything yet gives way sooner than one in
+# the middle of its pages (which would ask for its chapter's reader page
+# again when it runs next).
+YIELD_AFTER_INTERVALS = 1.5
+YIELD_AFTER_INTERVALS_STARTED = 3.0
+# How long the worker leases no other job of a source one of its jobs gave
+# back as busy: long enough not to lease and give back in a loop, short
+# enough to pick the source up soon after the job that has it ends.
+BUSY_HOLD_SECS = 2.0
+
+
+def gives_way(decision: Decision, *, rate: float, started: bool) -> bool:
+    """Should a job that may give its thread back do so rather than wait for this decision's wait?
+
+    Every slot taken: the slots belong to other jobs, which hold them until
+    they end. No token for longer than 1.5 (3 once started) token intervals:
+    other jobs are taking the source's tokens. A cooldown is not the job's
+    to wait out here: the limiter defers long ones and waits short ones.
+    """
+    if decision.verdict is Verdict.WAIT_SLOT:
+        return True
+    if decision.verdict is Verdict.WAIT_TOKEN:
+        intervals = YIELD_AFTER_INTERVALS_STARTED if started else YIELD_AFTER_INTERVALS
+        return decision.wait_secs > intervals / rate
+    return False
+
+
 # --- Retry-After -------------------------------------------------------------------------
 
 

@@ -21,7 +21,7 @@ from crawler.passes import disk_guard
 from crawler.queue.payloads import KINDS
 from crawler.sources import limiter
 from crawler.status.publish import HEARTBEAT_SECS
-from crawler.status.sources import source_stats
+from crawler.status.source_stats import source_stats
 
 # A worker that missed three heartbeats is gone (killed, host down, hung).
 GONE_AFTER = timedelta(seconds=3 * HEARTBEAT_SECS)

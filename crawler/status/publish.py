@@ -26,7 +26,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection, connections
+from django.db import DatabaseError, connection, connections
 from django.utils import timezone
 
 from crawler.models import WorkerStatus
@@ -163,10 +163,25 @@ class StatusPublisher:
                     # Let the burst settle so one write carries all of it.
                     self._stop.wait(self.debounce_secs)
                     seen = self.status.snapshot().version
-                close_old_connections()
+                _drop_broken_connection()
                 try:
                     self.publish()
                 except Exception as exc:  # the next heartbeat retries; a dashboard glitch must not kill the worker
                     logger.warning("status: publishing the worker row failed: %s", exc)
         finally:
             connection.close()
+
+
+def _drop_broken_connection() -> None:
+    """Replace the publisher thread's connection only when it failed (an outage); otherwise keep it.
+
+    `close_old_connections` would also close it for its age, and with the
+    web's CONN_MAX_AGE of 0 that is every write: a PostgreSQL backend forked
+    for each status write of a busy worker.
+    """
+    if connection.connection is None or not connection.errors_occurred:
+        return
+    if connection.is_usable():
+        connection.errors_occurred = False
+    else:
+        connection.close()

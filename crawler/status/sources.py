@@ -1,86 +1,155 @@
-"""Per source, for the dashboard: download policy, chapters downloaded / waiting / not wanted, storage used;
-and the free space under MEDIA_ROOT.
+"""The Sources page (`/admin/crawler/sources/`): each source's crawl state, add a site by URL, crawl now, settings.
 
-Counting a big site's chapters (1.5 million rows) or summing its pages'
-bytes is not something every status refresh can pay for, so the figures are
-memoised in the cache (CRAWLER_SOURCE_STATS_SECS) and the dashboard shows
-when they were taken. The chapter counts walk `chapter_source_state_idx`
-(an index-only scan).
+Operators only (`crawler.operate_crawler`): others are sent to the admin
+login, or refused when signed in. Views only read forms and call
+`crawler.control` (sites, source_states) and `crawler.sources.discover`;
+adding a site is two posts: "Look at the site" (detect the theme, show the
+dry run, store nothing) and "Add source" (the same dry run again, then the
+row, audited).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
-from django.conf import settings
-from django.core.cache import cache
-from django.db.models import Count, Sum
-from django.utils import timezone
+from django.contrib import admin, messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
 
-from catalog import disk
-from catalog.models import Chapter, Page, Source
-from crawler import download_policy
+from catalog.models import Source
+from crawler import control
+from crawler.control import sites
+from crawler.control.operators import can_operate
+from crawler.control.source_states import source_states
+from crawler.errors import CrawlerError
+from crawler.sources.discover import SiteUnreadable, probe_site
+from crawler.status.source_forms import SettingsForm, SiteDetailsForm, SiteUrlForm
 
-CACHE_KEY = "crawler:source-stats"
-
-
-def download_state(sync_state: str, policy: str) -> str:
-    """Which dashboard column a chapter in `sync_state` counts in, for a source with `policy`."""
-    if sync_state == Chapter.SyncState.DONE:
-        return "downloaded"
-    if sync_state == Chapter.SyncState.FAILED:
-        return "failed"
-    if sync_state == Chapter.SyncState.NEW and policy == download_policy.FOLLOWED:
-        return "not_wanted"
-    return "waiting"
+View = Callable[..., HttpResponse]
 
 
-def chapter_downloads(source_ids: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
-    """`{source_id: {downloaded, waiting, not_wanted, failed}}` of live chapters, counted now."""
-    sources = Source.objects.all() if source_ids is None else Source.objects.filter(id__in=list(source_ids))
-    policies = {source.id: download_policy.policy_of(source) for source in sources}
-    counts = {source_id: dict.fromkeys(("downloaded", "waiting", "not_wanted", "failed"), 0) for source_id in policies}
-    rows = (
-        Chapter.objects.filter(source_id__in=list(policies), dropped_at__isnull=True)
-        .values_list("source_id", "sync_state")
-        .annotate(n=Count("*"))
-        .order_by()
+def operator_required(view: View) -> View:
+    """Staff login first (the admin's redirect), then the operate permission (403 without it)."""
+
+    @wraps(view)
+    def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not can_operate(request.user):
+            raise PermissionDenied("the Sources page needs the crawler.operate_crawler permission")
+        return view(request, *args, **kwargs)
+
+    return never_cache(staff_member_required(guarded))
+
+
+def _render(request: HttpRequest, template: str, title: str, **context: Any) -> HttpResponse:
+    return render(request, template, {**admin.site.each_context(request), "title": title, **context})
+
+
+@operator_required
+def source_list(request: HttpRequest) -> HttpResponse:
+    return _render(request, "crawler/sources.html", "Sources", states=source_states(), url_form=SiteUrlForm())
+
+
+@operator_required
+def source_add(request: HttpRequest) -> HttpResponse:
+    """GET: the URL form. POST step=detect: probe + dry run. POST step=confirm: dry run again, then save."""
+    if request.method != "POST":
+        return _render(request, "crawler/source_add.html", "Add a site", url_form=SiteUrlForm())
+    if request.POST.get("step") == "confirm":
+        return _confirm(request)
+    url_form = SiteUrlForm(request.POST)
+    if not url_form.is_valid():
+        return _render(request, "crawler/source_add.html", "Add a site", url_form=url_form)
+    url = url_form.cleaned_data["url"]
+    try:
+        probe = probe_site(url)
+    except SiteUnreadable as exc:
+        return _render(
+            request, "crawler/source_add.html", "Add a site", url_form=url_form, error=f"cannot read {url}: {exc}"
+        )
+    details = SiteDetailsForm(
+        initial={"url": url, "base_url": probe.base_url, "name": probe.title, "preset": probe.detection.preset or ""}
     )
-    for source_id, sync_state, n in rows:
-        counts[source_id][download_state(sync_state, policies[source_id])] += n
-    return counts
+    context = {"url_form": url_form, "details": details, "detection": probe.detection}
+    context["detection_message"] = probe.detection.explain(probe.base_url)
+    if probe.detection.preset is not None:
+        context.update(_preview(probe.title, probe.base_url, {"preset": probe.detection.preset}))
+    return _render(request, "crawler/source_add.html", "Add a site", **context)
 
 
-def storage_by_source() -> dict[str, int]:
-    """Bytes of stored pages per source."""
-    rows = Page.objects.values_list("chapter__source_id").annotate(total=Sum("bytes")).order_by()
-    return {source_id: total or 0 for source_id, total in rows}
+def _preview(name: str, base_url: str, settings: dict[str, Any], source_id: str | None = None) -> dict[str, Any]:
+    """The dry run of a row not saved yet, or the error that names what to fix."""
+    try:
+        row = sites.new_source(name=name, base_url=base_url, settings=settings, source_id=source_id or None)
+        return {"dry_run": sites.preview(row), "preview_id": row.id}
+    except (sites.SiteRefused, CrawlerError) as exc:
+        return {"error": str(exc)}
 
 
-def source_stats() -> dict[str, Any]:
-    """What the dashboard's sources table shows, memoised for CRAWLER_SOURCE_STATS_SECS."""
-    cached = cache.get(CACHE_KEY)
-    if cached is not None:
-        return cached
-    downloads = chapter_downloads()
-    stored = storage_by_source()
-    policies = dict(Source.objects.values_list("id", "settings"))
-    stats = {
-        "counted_at": timezone.now().isoformat(),
-        "sources": [
-            {
-                "source_id": source_id,
-                "download": (policies.get(source_id) or {}).get(download_policy.KEY, download_policy.ALL),
-                **counts,
-                "stored_bytes": stored.get(source_id, 0),
-            }
-            for source_id, counts in sorted(downloads.items())
-        ],
-    }
-    if settings.STORAGE_BACKEND == "filesystem":
-        space = disk.media_space(str(settings.MEDIA_ROOT))
-        floor = settings.CRAWLER_MIN_FREE_DISK.of(space.total)
-        stats["disk"] = {"free_bytes": space.free, "total_bytes": space.total, "floor_bytes": floor}
-    cache.set(CACHE_KEY, stats, settings.CRAWLER_SOURCE_STATS_SECS)
-    return stats
+def _confirm(request: HttpRequest) -> HttpResponse:
+    details = SiteDetailsForm(request.POST)
+    context: dict[str, Any] = {"url_form": SiteUrlForm(initial={"url": request.POST.get("url", "")})}
+    if not details.is_valid():
+        return _render(request, "crawler/source_add.html", "Add a site", details=details, **context)
+    data = details.cleaned_data
+    if request.POST.get("action") == "preview":  # the operator changed the preset or keys: dry run again
+        preview = _preview(data["name"], data["base_url"], details.settings(), data["source_id"])
+        return _render(request, "crawler/source_add.html", "Add a site", details=details, **context, **preview)
+    try:
+        row = sites.new_source(
+            name=data["name"], base_url=data["base_url"], settings=details.settings(), source_id=data["source_id"]
+        )
+        sites.add_site(actor=request.user, row=row, crawl_now=data["crawl_now"])
+    except sites.SiteRefused as exc:
+        return _render(request, "crawler/source_add.html", "Add a site", details=details, error=str(exc), **context)
+    except CrawlerError as exc:
+        error = f"dry run failed, source not added: {exc}"
+        return _render(request, "crawler/source_add.html", "Add a site", details=details, error=error, **context)
+    if data["crawl_now"]:
+        messages.success(request, f"Added {row.name} ({row.id}); its first crawl is queued.")
+    else:
+        messages.success(request, f"Added {row.name} ({row.id}). {sites.first_crawl_note(row.id)}")
+    return redirect("crawler-sources")
+
+
+@require_POST
+@operator_required
+def source_crawl_now(request: HttpRequest, source_id: str) -> HttpResponse:
+    source = get_object_or_404(Source, id=source_id)
+    try:
+        result = control.request_metadata_pass(actor=request.user, source_id=source.id)[0]
+    except control.ControlError as exc:
+        messages.error(request, str(exc))
+    else:
+        if result.skipped:
+            messages.warning(request, f"A metadata pass of {source.id} is already queued or running.")
+        else:
+            messages.success(request, f"Metadata pass of {source.id} queued; a crawl worker starts it.")
+    return redirect("crawler-sources")
+
+
+@operator_required
+def source_settings(request: HttpRequest, source_id: str) -> HttpResponse:
+    source = get_object_or_404(Source, id=source_id)
+    error = ""
+    if request.method == "POST":
+        form = SettingsForm(request.POST)
+        if form.is_valid():
+            try:
+                sites.update_settings(actor=request.user, source=source, settings=form.cleaned_data["settings"])
+            except sites.SiteRefused as exc:
+                error = str(exc)
+            else:
+                messages.success(request, f"Settings of {source.id} saved.")
+                return redirect("crawler-sources")
+    else:
+        form = SettingsForm(initial={"settings": json.dumps(source.settings, indent=2)})
+    return _render(
+        request, "crawler/source_settings.html", f"Settings of {source.name}", source=source, form=form, error=error
+    )

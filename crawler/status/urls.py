@@ -1,9 +1,14 @@
-"""The crawler dashboard page under /admin/crawler/ (staff only; others go to the admin login)."""
+"""The crawler's admin pages under /admin/crawler/: the dashboard (staff) and the Sources page (operators)."""
 
 from django.urls import path
 
+from crawler.status import sources
 from crawler.status.views import dashboard
 
 urlpatterns = [
     path("", dashboard, name="crawler-dashboard"),
+    path("sources/", sources.source_list, name="crawler-sources"),
+    path("sources/add/", sources.source_add, name="crawler-source-add"),
+    path("sources/<slug:source_id>/crawl/", sources.source_crawl_now, name="crawler-source-crawl"),
+    path("sources/<slug:source_id>/settings/", sources.source_settings, name="crawler-source-settings"),
 ]

@@ -8,6 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from catalog.models import Source
+from crawler.models import AuditEvent, Job
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +71,52 @@ def test_bad_settings_are_refused_before_any_request(madara_site):
     with pytest.raises(CommandError, match="expected key=value"):
         add_source("Madara", madara_site.base_url, "--set", "title")
     assert not Source.objects.exists() and madara_site.server.requests == []
+
+
+def test_without_a_preset_the_theme_is_detected_and_the_name_comes_from_the_site(madara_load_more_site):
+    output = add_source(madara_load_more_site.base_url)
+    row = Source.objects.get(id="madara-fixture")
+    assert (row.name, row.settings) == ("Madara Fixture", {"preset": "madara-load-more"})
+    assert output.startswith(f"{madara_load_more_site.base_url} runs the madara-load-more theme (")
+    assert "list page 1: 2 manga(s), more pages" in output
+
+
+def test_a_site_matching_no_theme_is_refused_with_the_presets_to_pick(plain_site):
+    with pytest.raises(CommandError) as caught:
+        add_source(plain_site.base_url)
+    message = str(caught.value)
+    assert message.startswith(f"no known manga theme found on {plain_site.base_url}. Pick the preset by hand")
+    assert message.endswith(f"Then: add_source {plain_site.base_url} --preset NAME")
+    assert not Source.objects.exists()
+
+
+def test_the_last_line_says_when_the_first_crawl_starts_and_how_to_start_it_now(mangathemesia_site, settings):
+    import datetime as dt
+
+    from crawler import runtime
+
+    settings.CRAWLER_METADATA_INTERVAL = 1800
+    last = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=10)  # the workers scheduled a pass 10 minutes ago
+    runtime.set_state(runtime.METADATA_SCHEDULE_KEY, last.isoformat())
+    next_pass = last + dt.timedelta(minutes=30)
+    output = add_source(
+        "Themesia", mangathemesia_site.base_url, "--set", f'image_hosts=["{mangathemesia_site.cdn.host_port}"]'
+    )
+    assert Source.objects.get(id="themesia").settings["preset"] == "mangathemesia"
+    assert output.rstrip().splitlines()[-1] == (
+        f"The first crawl of 'themesia' starts with the next scheduled metadata pass, at {next_pass:%Y-%m-%d %H:%M} UTC "
+        "(every CRAWLER_METADATA_INTERVAL=1800 s, while a crawl worker runs). To start it now: "
+        "python manage.py metadata_pass --source themesia --enqueue (or 'Crawl now' on the Sources page)."
+    )
+    assert not Job.objects.exists()
+
+
+def test_crawl_now_enqueues_the_first_metadata_pass_and_audits_the_addition(madara_site):
+    output = add_source("Madara", madara_site.base_url, "--preset", "madara", "--crawl-now")
+    job = Job.objects.get()
+    assert (job.kind, job.payload["source_id"]) == ("metadata_pass", "madara")
+    assert f"First crawl enqueued (job {job.id})" in output
+    assert list(AuditEvent.objects.order_by("created_at").values_list("action", "target_id")) == [
+        ("add_source", "madara"),
+        ("run_metadata_pass", "madara"),
+    ]

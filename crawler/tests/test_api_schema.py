@@ -31,6 +31,24 @@ def test_schema_and_docs_are_served(anon_client, db):
     assert anon_client.get("/api/docs/").status_code == 200
 
 
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize(
+    ("page", "bundle"), [("/api/docs/", "swagger-ui-bundle.js"), ("/api/redoc/", "redoc.standalone.js")]
+)
+def test_api_docs_load_only_our_own_static_files(anon_client, db, page, bundle):
+    """Swagger UI and ReDoc come from drf-spectacular-sidecar's static files: no CDN, so they work offline."""
+    import re
+
+    from django.contrib.staticfiles import finders
+
+    html = anon_client.get(page).content.decode()
+    assets = re.findall(r'(?:src|href)="([^"]+\.(?:js|css|png))"', html)
+    assert any(a.endswith(bundle) for a in assets), assets
+    for asset in assets:
+        assert asset.startswith("/static/"), asset
+        assert finders.find(asset.removeprefix("/static/")), asset
+
+
 @pytest.fixture
 def api_schema(db):
     """The schema served by the real WSGI application, which the generated calls then go through.

@@ -16,7 +16,7 @@ from crawler.models import AuditEvent, Job
 from crawler.passes.pipeline import sync_chapters
 from crawler.queue import lease, release
 from crawler.sources.base import SourceChapter
-from crawler.status.sources import chapter_downloads, download_state
+from crawler.status.source_stats import chapter_downloads, download_state
 
 CONTENT = "sync_chapter_content"
 

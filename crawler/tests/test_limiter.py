@@ -9,18 +9,20 @@ from datetime import timedelta
 
 import pytest
 from django.db import close_old_connections, connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from catalog.models import Source
 from crawler import queue
 from crawler.demo_site.throttle import ServerThrottle
-from crawler.errors import JobCancelled, SourceCoolingDown, SourceUnavailable
-from crawler.models import SourceSlot, SourceThrottle
+from crawler.errors import JobCancelled, SourceBusy, SourceCoolingDown, SourceUnavailable
+from crawler.models import Job, JobState, SourceSlot, SourceThrottle
 from crawler.queue.payloads import SyncChapterContent
 from crawler.sources import get_source, limiter
 from crawler.sources.limiter import SourceLimiter
 from crawler.sources.politeness import Politeness, Verdict
-from crawler.tests.test_worker_loop import make_worker
+from crawler.sources.slots import busy_sources
+from crawler.tests.test_worker_loop import make_worker, wait_for_in_flight
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_ok]
 
@@ -75,10 +77,74 @@ def test_max_concurrency_counts_slots_in_flight_and_a_release_frees_one():
     first.release()
     third = gate.try_acquire()
     assert third.decision.granted
+    assert third.held is first  # the released row, reused: no new slot
     for held in (second, third.held):
         assert held is not None
         held.release()
+    assert SourceSlot.objects.count() == 1  # kept for the adapter's next request, still counted
+    gate.close()
     assert SourceSlot.objects.count() == 0
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement grant is PostgreSQL's")
+def test_a_request_on_a_kept_slot_costs_one_statement():
+    gate = SourceLimiter("s", Politeness(rate_limit=0.01, burst=10, max_concurrency=2))
+    gate.acquire().release()  # the first request inserts the slot row
+    with CaptureQueriesContext(connection) as queries:
+        held = gate.acquire()
+        held.release()
+    assert len(queries) == 1 and "FOR UPDATE" in queries[0]["sql"]
+    assert SourceThrottle.objects.get(source_id="s").tokens == pytest.approx(8, abs=0.01)  # two tokens taken
+
+
+def test_a_slot_kept_idle_by_one_adapter_serves_another_of_the_same_process():
+    policy = Politeness(rate_limit=100, burst=10, max_concurrency=1)
+    first, second = SourceLimiter("s", policy), SourceLimiter("s", policy)
+    first.acquire().release()
+    held = second.acquire()  # max_concurrency 1: only the kept row lets it through
+    held.release()
+    first.close()
+    assert SourceSlot.objects.count() == 1  # the second adapter is still open
+    second.close()
+    assert SourceSlot.objects.count() == 0
+
+
+def test_a_kept_slot_that_expired_is_not_used():
+    gate = SourceLimiter("s", Politeness(rate_limit=100, burst=10, max_concurrency=1))
+    held = gate.acquire()
+    held.release()
+    held._renewed -= held.ttl.total_seconds()  # idle past its TTL: another worker may have its share now
+    SourceSlot.objects.filter(id=held.id).update(expires_at=timezone.now() - timedelta(seconds=1))
+    fresh = gate.try_acquire()
+    assert fresh.decision.granted and fresh.held is not held
+    assert list(SourceSlot.objects.values_list("id", flat=True)) == [fresh.held.id]
+
+
+def test_a_jobs_limiter_gives_its_thread_back_when_other_jobs_have_every_slot():
+    policy = Politeness(rate_limit=100, burst=10, max_concurrency=1)
+    other_job = SourceLimiter("s", policy)
+    other_job.acquire()  # held by a job of another process
+    gate = SourceLimiter("s", policy, yield_when_busy=True)
+    started = time.monotonic()
+    with pytest.raises(SourceBusy, match="source 's' is busy with other jobs"):
+        gate.acquire()
+    assert time.monotonic() - started < 0.5  # no wait for the slot
+    assert busy_sources() == {"s"}
+    waiting = SourceLimiter("s", policy, max_wait_secs=0.3)  # not a job's: it waits, as before
+    with pytest.raises(SourceUnavailable):
+        waiting.acquire()
+
+
+def test_the_job_that_had_a_source_ends_its_busy_mark_here():
+    policy = Politeness(rate_limit=100, burst=10, max_concurrency=1)
+    serving = SourceLimiter("s", policy)
+    held = serving.acquire()
+    with pytest.raises(SourceBusy):
+        SourceLimiter("s", policy, yield_when_busy=True).acquire()
+    assert busy_sources() == {"s"}
+    held.release()
+    serving.close()
+    assert busy_sources() == set()
 
 
 def test_a_slot_left_by_a_killed_worker_expires_and_is_cleared():
@@ -171,6 +237,41 @@ def test_a_worker_leases_no_job_of_a_cooling_source():
         worker.shutdown(grace_secs=2)
 
 
+def test_a_job_whose_source_is_busy_gives_its_thread_to_another_sources_job():
+    policy = Politeness(rate_limit=100, burst=10, max_concurrency=1)
+    ran: list[str] = []
+
+    def download(payload, ctx) -> None:
+        gate = SourceLimiter(payload.source_id, policy, cancel=ctx.cancel, yield_when_busy=True)
+        try:
+            gate.acquire().release()
+        finally:
+            gate.close()
+        ran.append(payload.source_id)
+
+    another_process = SourceLimiter("busy", policy).acquire()  # the busy source's only slot, in use elsewhere
+    worker = make_worker(download, concurrency=1)
+    try:
+        jobs = {
+            source_id: queue.enqueue(
+                SyncChapterContent(source_id=source_id, chapter_id=uuid.uuid4(), source_chapter_key="k")
+            ).id
+            for source_id in ("busy", "free")
+        }
+        deadline = time.monotonic() + 10
+        while ran != ["free"]:
+            assert time.monotonic() < deadline, "the free source's job never ran"
+            worker.step()
+            wait_for_in_flight(worker)
+        row = Job.objects.get(id=jobs["busy"])
+        assert (row.state, row.attempts, row.deferrals) == (JobState.PENDING, 0, 0)  # given back, nothing burnt
+        assert "busy" in worker.lease_exclusions()
+        assert worker.step() is False and not worker.in_flight  # not leased again while its source is busy
+    finally:
+        another_process.release()
+        worker.shutdown(grace_secs=2)
+
+
 # --- the adapter ----------------------------------------------------------------------------
 
 
@@ -198,7 +299,8 @@ def test_a_429_cools_the_source_down_and_later_requests_never_reach_the_site(dem
     with pytest.raises(SourceCoolingDown):
         source.open_image(demo_site.url("/img/covers/x.png"))
     assert len(demo_site.throttle.arrivals) == 1  # the second request never went out
-    assert SourceSlot.objects.count() == 0  # and nothing stays held
+    source.close()
+    assert SourceSlot.objects.count() == 1  # the first adapter's, until it closes: nothing else stays held
 
 
 def test_a_429_as_an_http_date_cools_down_until_that_date(demo_site, limited_source, settings):
@@ -216,14 +318,16 @@ def test_a_bare_503_is_an_outage_not_a_cooldown(demo_site, limited_source):
     assert limiter.cooling_sources() == set()
 
 
-def test_every_request_of_an_adapter_leaves_no_slot_behind(demo_site, limited_source):
+def test_an_adapter_keeps_one_slot_between_its_requests_and_gives_it_back_when_it_closes(demo_site, limited_source):
     source = get_source(limited_source)
     refs, _ = source.list_page(1)
     detail = source.manga_detail(refs[0])
     source.chapter_pages(detail.chapters[0])
     stream = source.open_image(detail.cover_url)
-    assert SourceSlot.objects.count() == 1  # held while the image streams
+    assert SourceSlot.objects.count() == 1  # held while the image streams, the same row for every request
     b"".join(stream.iter_bytes())
     stream.close()
+    assert SourceSlot.objects.count() == 1
+    source.close()
     assert SourceSlot.objects.count() == 0
     assert SourceThrottle.objects.get(source_id="demo").refilled_at is not None

@@ -12,6 +12,7 @@ from crawler.errors import (
     NotFound,
     RetryLater,
     SessionExpired,
+    SourceBusy,
     SourceConfigError,
     SourceUnavailable,
 )
@@ -26,6 +27,7 @@ LATER = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
         (None, Disposition.DONE),
         (SessionExpired("login wall"), Disposition.PAUSE),
         (JobCancelled("shutdown"), Disposition.RELEASE),
+        (SourceBusy("other jobs have its tokens", source_id="s"), Disposition.RELEASE),
         (RetryLater("429 Retry-After: 30", until=LATER), Disposition.DEFER),
         (SourceConfigError("source 'x': settings key 'title' ..."), Disposition.DEAD),
         (FetchRefused("http://evil.example/ is not one of the source's hosts"), Disposition.DEAD),

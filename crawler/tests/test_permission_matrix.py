@@ -1,5 +1,5 @@
-"""Who may do what: five personas x every crawler control, every staff read, the dashboard, the admin actions
-and the library's reader routes, and a sixth (public) on the reader apps' routes (Komga API, kosync, API keys).
+"""Who may do what: five personas x every crawler control, every staff read, the dashboard, the Sources page,
+the admin actions and the library's reader routes, and a sixth (public) on the reader apps' routes (Komga API, kosync, API keys).
 
 | persona   | who                                        |
 |-----------|--------------------------------------------|
@@ -123,6 +123,41 @@ def test_dashboard_shows_controls_to_operators_only(people, world, persona):
     assert ('id="cd-session-form"' in page) is operates
     assert ('data-can-operate="true"' in page) is operates
     assert ('id="cd-read-only"' in page) is not operates
+    assert ('id="cd-sources-link"' in page) is operates
+    index = browser(people[persona]).get("/admin/").content.decode()
+    assert 'href="/admin/crawler/"' in index
+    assert ('href="/admin/crawler/sources/"' in index) is operates
+
+
+# The Sources page (add a site, crawl now, settings): operators only; the rest go to the login or get 403.
+SOURCES_ROUTES = [
+    ("get", "/admin/crawler/sources/", None),
+    ("get", "/admin/crawler/sources/add/", None),
+    ("post", "/admin/crawler/sources/add/", {"step": "detect", "url": ""}),
+    ("post", "/admin/crawler/sources/demo/crawl/", {}),
+    ("get", "/admin/crawler/sources/demo/settings/", None),
+    ("post", "/admin/crawler/sources/demo/settings/", {"settings": '{"preset": "madara"}'}),
+]
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_the_sources_page_is_for_operators_only(people, world, persona):
+    client = Client(HTTP_ORIGIN="http://testserver")
+    if people[persona] is not None:
+        client.force_login(people[persona])
+    for method, route, body in SOURCES_ROUTES:
+        response = getattr(client, method)(route, body)
+        if persona in ("anonymous", "user"):
+            assert response.status_code == 302 and response["Location"].startswith("/admin/login/"), route
+        elif persona == "watcher":
+            assert response.status_code == 403, route
+        else:
+            assert response.status_code in (200, 302), (route, response.status_code)
+            assert response.status_code == 200 or response["Location"] == "/admin/crawler/sources/", route
+    operates = persona in ("operator", "superuser")
+    assert Job.objects.filter(kind="metadata_pass").exists() is operates
+    assert AuditEvent.objects.filter(action="edit_source_settings").exists() is operates
 
 
 ADMIN_ACTIONS = [

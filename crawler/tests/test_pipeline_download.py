@@ -11,12 +11,15 @@ from datetime import timedelta
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from PIL import Image
 
 from catalog.copies import copy_name
 from catalog.models import Chapter, Manga, MangaSource, Page
 from crawler.errors import CrawlerError, ImageRefused, JobCancelled, SessionExpired
 from crawler.models import Job
+from crawler.passes import chapter_download
 from crawler.passes.chapter_download import page_directory
 from crawler.queue import enqueue, lease
 from crawler.queue.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
@@ -226,6 +229,41 @@ def test_a_cancelled_download_stops_between_pages_and_goes_back_to_queued(demo_s
     chapter = Chapter.objects.get(id=job.payload.chapter_id)
     assert chapter.sync_state == "queued"
     assert not Page.objects.filter(chapter=chapter).exists()
+
+
+def test_page_rows_are_written_a_batch_at_a_time(demo_site, manga, settings, monkeypatch):
+    settings.ANALYSIS_ENABLED = False
+    monkeypatch.setattr(chapter_download, "PAGE_ROWS_PER_INSERT", 2)
+    job = lease_one("sync_chapter_content")
+    with CaptureQueriesContext(connection) as queries:
+        run_job(job)
+    chapter = Chapter.objects.get(id=job.payload.chapter_id)
+    inserts = [q["sql"] for q in queries if q["sql"].startswith('INSERT INTO "catalog_page"')]
+    assert chapter.page_count >= 2
+    assert len(inserts) == (chapter.page_count + 1) // 2  # two rows an INSERT, not one
+    assert sorted(Page.objects.filter(chapter=chapter).values_list("index", flat=True)) == list(
+        range(chapter.page_count)
+    )
+
+
+def test_pages_stored_before_a_cancel_keep_their_rows(demo_site, manga, settings, monkeypatch):
+    settings.ANALYSIS_ENABLED = False
+    monkeypatch.setattr(chapter_download, "PAGE_ROWS_PER_INSERT", 10)
+    cancel = threading.Event()
+    status = StatusHandle()
+
+    def cancel_after_one() -> None:
+        if any(c["pages_done"] == 1 for c in status.snapshot().active_chapters):
+            cancel.set()
+
+    status.add_listener(cancel_after_one)
+    job = lease_one("sync_chapter_content")
+    with pytest.raises(JobCancelled):
+        run_job(job, status=status, cancel=cancel)
+    chapter = Chapter.objects.get(id=job.payload.chapter_id)
+    pages = list(Page.objects.filter(chapter=chapter).order_by("index"))
+    assert [p.index for p in pages] == [0]  # stored, then recorded though the batch was not full
+    assert stored_files(chapter) == sorted(os.path.basename(p.image.name) for p in pages)
 
 
 def test_a_job_for_a_disabled_source_does_nothing(demo_site, demo_source):

@@ -11,11 +11,13 @@ from crawler.errors import SourceConfigError
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.demo import demo_settings
 from crawler.sources.politeness import (
+    Decision,
     Politeness,
     Verdict,
     cooldown_secs,
     cooling_ends,
     decide,
+    gives_way,
     parse_retry_after,
     refill,
     secs_until_token,
@@ -30,6 +32,23 @@ def at(secs: float) -> datetime:
 
 
 # --- the bucket ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("verdict", "wait", "started", "expected"),
+    [
+        (Verdict.WAIT_SLOT, 0.05, True, True),  # every slot is another job's until it ends
+        (Verdict.WAIT_TOKEN, 0.25, False, False),  # one interval (4/s): the job's own pace
+        (Verdict.WAIT_TOKEN, 0.40, False, True),  # 1.6 intervals: someone else takes the tokens
+        (Verdict.WAIT_TOKEN, 0.40, True, False),  # mid-chapter: it holds on longer
+        (Verdict.WAIT_TOKEN, 0.80, True, True),
+        (Verdict.COOLING, 60.0, False, False),  # a cooldown is deferred or waited, never given way to
+        (Verdict.GRANTED, 0.0, False, False),
+    ],
+)
+def test_a_job_gives_way_when_other_jobs_have_its_sources_requests(verdict, wait, started, expected):
+    decision = Decision(verdict, 0.0, wait)
+    assert gives_way(decision, rate=POLICY.rate_limit, started=started) is expected
 
 
 def test_a_bucket_never_used_is_full():

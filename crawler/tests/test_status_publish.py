@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 
 import pytest
+from django.db.backends.signals import connection_created
 
 from crawler.models import WorkerStatus
 from crawler.status import StatusHandle, fetching_metadata
@@ -77,6 +79,24 @@ def test_phase_and_flags_reach_the_row_and_heartbeat_advances_without_changes():
         assert row.flags["circuit_open_until"] == "2026-01-01T00:00:00+00:00"
         first_beat = row.heartbeat_at
         row_when(publisher, lambda r: r.heartbeat_at > first_beat)
+
+
+def test_the_publisher_keeps_one_database_session_for_all_its_writes():
+    opened: list[str] = []
+
+    def count(sender, connection, **kwargs) -> None:
+        opened.append(threading.current_thread().name)
+
+    status = StatusHandle()
+    connection_created.connect(count)
+    try:
+        with StatusPublisher(status, role="crawl", kinds=[], debounce_secs=0.01) as publisher:
+            for index in range(1, 6):
+                status.set_phase(fetching_metadata(index, 5, "Moon"))
+                row_when(publisher, lambda r, index=index: r.phase.get("index") == index)
+    finally:
+        connection_created.disconnect(count)
+    assert opened.count("status-crawl") == 1  # five writes and a heartbeat or two: one session, not one each
 
 
 def test_extra_flags_are_read_at_each_write():

@@ -68,7 +68,7 @@ def _source_row(source_id: str) -> Source | None:
 
 @contextmanager
 def _open_source(row: Source, ctx: JobContext) -> Iterator[SourceAdapter]:
-    source = get_source(row, browser=ctx.browser, cancel=ctx.cancel)
+    source = get_source(row, browser=ctx.browser, cancel=ctx.cancel, yield_when_busy=True)
     try:
         yield source
     finally:

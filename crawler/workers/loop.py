@@ -70,6 +70,7 @@ from crawler.queue import Lease
 from crawler.queue.payloads import SyncChapterContent
 from crawler.signals import control_changed
 from crawler.sources import limiter
+from crawler.sources.slots import busy_sources
 from crawler.status import StatusHandle
 from crawler.status.publish import StatusPublisher
 from crawler.workers import circuit
@@ -375,9 +376,11 @@ class Worker:
 
         The sources whose session expired, and those cooling down after a
         429/503 (any worker's Retry-After); both are read with the other
-        controls (`refresh_control`), so other sources keep crawling.
+        controls (`refresh_control`), so other sources keep crawling. And,
+        for a moment, the sources one of this process's jobs gave back as
+        busy (`SourceBusy`): their requests are spoken for, the threads go to others.
         """
-        return self.paused_sources | self.cooling_sources
+        return self.paused_sources | self.cooling_sources | busy_sources()
 
     def idle_wait_secs(self) -> float:
         """How long the loop may wait for a wake-up before something needs its attention."""

@@ -10,6 +10,7 @@ failure is settled the same way by every loop and is tested without one:
 | `StorageFull`, or a write that   | HOLD        | `release`, pause page downloads  |
 | found the disk full (ENOSPC)     |             | until there is room again        |
 | `JobCancelled` (not by the loop) | RELEASE     | `release`                        |
+| `SourceBusy` (others have it)    | RELEASE     | `release`                        |
 | lost database connection         | RELEASE     | `release` (an outage of ours)    |
 | `RetryLater` (Retry-After)       | DEFER       | `defer` until the given time     |
 | `PermanentError` (deterministic: | DEAD        | `ack_dead` with the reason       |
@@ -22,7 +23,7 @@ from __future__ import annotations
 import enum
 import errno
 
-from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired, StorageFull
+from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired, SourceBusy, StorageFull
 from crawler.workers.outage import is_connection_lost
 
 
@@ -44,7 +45,7 @@ def disposition(error: BaseException | None) -> Disposition:
         return Disposition.PAUSE
     if isinstance(error, StorageFull) or (isinstance(error, OSError) and error.errno == errno.ENOSPC):
         return Disposition.HOLD
-    if isinstance(error, JobCancelled) or is_connection_lost(error):
+    if isinstance(error, (JobCancelled, SourceBusy)) or is_connection_lost(error):
         return Disposition.RELEASE
     if isinstance(error, RetryLater):
         return Disposition.DEFER

@@ -26,7 +26,7 @@ from crawler.workers.registry import handlers_for
 
 logger = logging.getLogger(__name__)
 
-SCHEDULE_KEY = "schedule:metadata_pass:last_enqueued_at"
+SCHEDULE_KEY = runtime.METADATA_SCHEDULE_KEY
 # The schedule is durable (shared by every crawl worker), but checking it is
 # a query, so each worker looks at most this often.
 SCHEDULE_CHECK_EVERY = timedelta(minutes=1)

@@ -68,11 +68,27 @@ def test_manga_and_since_filters(library, tmp_path):
     )
 
 
+def test_manga_is_named_by_id_slug_or_title_and_an_ambiguous_title_lists_the_candidates(library, tmp_path):
+    berserk, yotsuba = library
+    assert "1 written" in run(str(tmp_path / "slug"), "--manga", "yotsuba")
+    assert "2 written" in run(str(tmp_path / "title"), "--manga", "Berserk: Black/Swordsman?")
+    assert "2 written" in run(str(tmp_path / "partial"), "--manga", "swordsman")
+    assert "3 written" in run(str(tmp_path / "both"), "--manga", "berserk-black-swordsman", "--manga", str(yotsuba.id))
+    other = f.manga("Berserk of Gluttony")
+    with pytest.raises(CommandError) as caught:
+        run(str(tmp_path / "none"), "--manga", "berserk")
+    assert str(caught.value) == (
+        f"--manga: 'berserk' matches 2 mangas by partial title: 'Berserk of Gluttony' (id {other.id}); "
+        f"'Berserk: Black/Swordsman?' (id {berserk.id}); give the id"
+    )
+    assert not (tmp_path / "none").exists()
+
+
 def test_bad_arguments_are_errors_naming_what_to_fix(library, tmp_path):
     with pytest.raises(CommandError, match="no manga with id 00000000-0000-0000-0000-000000000000"):
         run(str(tmp_path), "--manga", "00000000-0000-0000-0000-000000000000")
-    with pytest.raises(CommandError, match="not a manga id"):
-        run(str(tmp_path), "--manga", "berserk")
+    with pytest.raises(CommandError, match="no manga matches 'vagabond' by id, slug or title"):
+        run(str(tmp_path), "--manga", "vagabond")
     with pytest.raises(CommandError, match="not an ISO date"):
         run(str(tmp_path), "--since", "yesterday")
     (tmp_path / "file").write_text("x")

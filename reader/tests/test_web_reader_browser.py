@@ -15,7 +15,7 @@ from reader.models import ReadProgress
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD
 
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
+ARTIFACTS = Path(settings.BASE_DIR) / "artifacts" / "screenshots"
 PSE = {"pse": "http://vaemendis.net/opds-pse/ns"}
 expect.set_options(timeout=15_000)
 pytestmark = [pytest.mark.browser]
@@ -31,7 +31,7 @@ def phone(browser: Browser) -> Iterator[Page]:
 
 
 def _shot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name), full_page=True)
 
 
@@ -61,7 +61,8 @@ def test_log_in_read_chapters_both_ways_and_progress_persists_into_opds(live_ser
 
     # Chapter 1, paged, left to right (the toggle overrides the source's rtl) with the arrow keys.
     phone.get_by_role("link", name="Chapter 1", exact=True).click()
-    phone.click("#mode")
+    phone.click("#options-toggle")
+    phone.click("#mode-paged")
     phone.click("#direction")
     expect(phone.locator("#direction")).to_have_attribute("aria-pressed", "false")
     first = phone.locator("#pages img").first
@@ -73,8 +74,12 @@ def test_log_in_read_chapters_both_ways_and_progress_persists_into_opds(live_ser
     _read_to_end(phone, "ArrowRight", 3)
     _shot(phone, "reader-chapter-paged-phone.png")
 
-    # Chapter 2, right to left (the source's direction): ArrowLeft, then a tap on the left half.
+    # Chapter 2 opens as chapter 1 was left (the choices are the manga's); `r` goes back to the source's
+    # right to left: ArrowLeft, then a tap on the left third.
     phone.goto(f"{live_server.url}/read/{chapters[1].id}/")
+    expect(phone.locator("#direction")).to_have_attribute("aria-pressed", "false")
+    expect(phone.locator("#pages")).to_have_attribute("data-mode", "paged")
+    phone.keyboard.press("r")
     expect(phone.locator("#direction")).to_have_attribute("aria-pressed", "true")
     phone.keyboard.press("ArrowLeft")
     expect(phone.locator("#position")).to_have_text("Page 2 of 3")
@@ -85,8 +90,9 @@ def test_log_in_read_chapters_both_ways_and_progress_persists_into_opds(live_ser
 
     # Chapter 3 by scrolling in vertical mode to its last page.
     phone.goto(f"{live_server.url}/read/{chapters[2].id}/")
-    phone.click("#mode")
-    expect(phone.locator("#mode")).to_have_attribute("aria-pressed", "false")
+    phone.click("#options-toggle")
+    phone.click("#mode-scroll")
+    expect(phone.locator("#mode-paged")).to_have_attribute("aria-pressed", "false")
     phone.locator("#pages img").last.scroll_into_view_if_needed()
     expect(phone.locator("#pages")).to_have_attribute("data-saved", "3")
     _shot(phone, "reader-chapter-scroll-phone.png")
@@ -121,8 +127,9 @@ def test_a_slow_progress_save_is_not_overtaken_by_the_next(live_server, alice, p
     phone.click("button[type=submit]")
     phone.route("**/api/v1/progress/**", hold_the_first)
     phone.goto(f"{live_server.url}/read/{chapter.id}/")
-    phone.click("#mode")
-    expect(phone.locator("#mode")).to_have_attribute("aria-pressed", "true")
+    phone.click("#options-toggle")
+    phone.click("#mode-paged")
+    expect(phone.locator("#mode-paged")).to_have_attribute("aria-pressed", "true")
     for _ in range(3):
         phone.keyboard.press("ArrowRight")
     expect(phone.locator("#position")).to_have_text("Page 4 of 4")

@@ -1,10 +1,14 @@
-"""`manage.py add_source NAME BASE_URL --preset madara [--set key=value ...]`: add an `html` source, dry run first.
+"""`manage.py add_source [NAME] URL [--preset P] [--set key=value ...] [--crawl-now]`: add an html source.
 
-The settings are validated, then one list page and one manga are fetched
-and printed (titles, fields, chapters with dates, the first chapter's pages)
-so the operator reads what a crawl would store before it runs. The row is
-only kept when that dry run succeeds; otherwise nothing changes and the
-error names what to fix.
+Without `--preset` the site's home page is fetched and its theme detected
+(crawler.sources.themes); a site matching no theme is refused with the
+presets to pick from, unless `--set` keys configure it by hand. The settings
+are validated, then one list page and one manga are fetched and printed
+(titles, fields, chapters with dates, the first chapter's pages) so the
+operator reads what a crawl would store before it runs. The row is only kept
+when that dry run succeeds; otherwise nothing changes and the error names
+what to fix. The last line says when the first crawl starts, or
+`--crawl-now` enqueues it.
 """
 
 from __future__ import annotations
@@ -13,16 +17,12 @@ import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import transaction
-from django.utils.text import slugify
 
-from catalog.models import Source
+from crawler.control import sites
 from crawler.errors import CrawlerError
-from crawler.sources import get_source
 from crawler.sources.config import HtmlSourceConfig
+from crawler.sources.discover import SiteUnreadable, probe_site
 from crawler.sources.presets import PRESETS
-
-MAX_LISTED = 10
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:
@@ -38,12 +38,17 @@ def parse_assignment(text: str) -> tuple[str, Any]:
 
 
 class Command(BaseCommand):
-    help = "Add an html source from a preset (madara, mangathemesia, ...) and show a dry run of what it yields."
+    help = "Add an html source (theme detected from its home page, or --preset) and show a dry run of what it yields."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("name", help="display name; the source id is its slug unless --id is given")
-        parser.add_argument("base_url", help="the site's root URL, e.g. https://example.com")
-        parser.add_argument("--preset", choices=sorted(PRESETS), help="theme family the site runs")
+        parser.add_argument(
+            "name_and_url",
+            nargs="+",
+            metavar="[NAME] URL",
+            help="the site's URL, e.g. https://example.com, optionally after a display name "
+            "(default: the home page's title); the source id is the name's slug unless --id is given",
+        )
+        parser.add_argument("--preset", choices=sorted(PRESETS), help="theme family the site runs (default: detect)")
         parser.add_argument("--id", dest="source_id", help="source id (a slug)")
         parser.add_argument(
             "--set",
@@ -53,71 +58,52 @@ class Command(BaseCommand):
             metavar="KEY=VALUE",
             help='a settings key overriding the preset (JSON values: true, null, ["cdn.example.com"])',
         )
-        parser.add_argument("--no-dry-run", action="store_true", help="create the row without fetching anything")
+        parser.add_argument("--no-dry-run", action="store_true", help="create the row without the dry run")
+        parser.add_argument("--crawl-now", action="store_true", help="enqueue the first metadata pass at once")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        source_id = options["source_id"] or slugify(options["name"])
-        if not source_id:
-            raise CommandError("the name gives no usable id; pass --id")
-        if Source.objects.filter(id=source_id).exists():
-            raise CommandError(f"source {source_id!r} already exists (edit it in the admin, or pick another --id)")
-        settings: dict[str, Any] = {"preset": options["preset"]} if options["preset"] else {}
-        settings.update(parse_assignment(a) for a in options["assignments"])
+        given = options["name_and_url"]
+        if len(given) > 2:
+            raise CommandError(f"expected [NAME] URL, got {len(given)} arguments: {' '.join(given)}")
+        name, url = (given[0], given[1]) if len(given) == 2 else (None, given[0])
+        overrides = dict(parse_assignment(a) for a in options["assignments"])
+        preset = options["preset"]
+        base_url = url
+        if preset is None:
+            preset, base_url, title = self._detect(url, manual=bool(overrides))
+            name = name or title
+        settings: dict[str, Any] = {"preset": preset} if preset else {}
+        settings.update(overrides)
         try:
-            HtmlSourceConfig.from_settings(settings, source_id=source_id)
-        except CrawlerError as exc:
+            row = sites.new_source(
+                name=name or "", base_url=base_url, settings=settings, source_id=options["source_id"]
+            )
+            HtmlSourceConfig.from_settings(settings, source_id=row.id)
+        except (sites.SiteRefused, CrawlerError) as exc:
             raise CommandError(str(exc)) from exc
-        row = Source(id=source_id, name=options["name"], kind=Source.Kind.HTML, base_url=options["base_url"])
-        row.settings = settings
         try:
-            row.full_clean()
-        except Exception as exc:  # ValidationError: a bad URL or id
-            raise CommandError(f"source {source_id!r}: {exc}") from exc
-        with transaction.atomic():
-            row.save()
-            if not options["no_dry_run"]:
-                try:
-                    self._dry_run(row)
-                except CrawlerError as exc:
-                    transaction.set_rollback(True)
-                    raise CommandError(f"dry run failed, source not added: {exc}") from exc
+            added = sites.add_site(actor=None, row=row, check=not options["no_dry_run"], crawl_now=options["crawl_now"])
+        except CrawlerError as exc:
+            raise CommandError(f"dry run failed, source not added: {exc}") from exc
+        if added.dry_run is not None:
+            self.stdout.write("\n".join(added.dry_run.lines()))
         self.stdout.write(
-            self.style.SUCCESS(f"added source {source_id!r} ({row.base_url}) settings={json.dumps(settings)}")
+            self.style.SUCCESS(f"added source {row.id!r} ({row.base_url}) settings={json.dumps(settings)}")
         )
+        if options["crawl_now"]:
+            started = f"job {added.crawl_job}" if added.crawl_job else "one was already in flight"
+            self.stdout.write(f"First crawl enqueued ({started}): a running crawl worker picks it up now.")
+        else:
+            self.stdout.write(sites.first_crawl_note(row.id))
 
-    def _dry_run(self, row: Source) -> None:
-        from crawler.sources.browser import BrowserManager
-
-        config = HtmlSourceConfig.from_settings(row.settings, source_id=row.id)
-        browser = BrowserManager() if config.requires_browser else None
-        source = get_source(row, browser=browser)
-        out = self.stdout.write
+    def _detect(self, url: str, *, manual: bool) -> tuple[str | None, str, str]:
+        """(preset or None, base URL, home page title) from the site itself; CommandError when it says nothing."""
         try:
-            refs, has_next = source.list_page(1)
-            out(f"list page 1: {len(refs)} manga(s){', more pages' if has_next else ', last page'}")
-            for ref in refs[:MAX_LISTED]:
-                out(f"  {ref.key:30} {ref.title}  <{ref.url}>")
-            detail = source.manga_detail(refs[0])
-            meta = detail.metadata
-            out(f"manga {refs[0].key}:")
-            for label, value in (
-                ("title", meta.title),
-                ("alt titles", " | ".join(meta.alt_titles)),
-                ("authors", ", ".join(meta.authors)),
-                ("status", meta.status),
-                ("tags", ", ".join(meta.tags)),
-                ("cover", detail.cover_url),
-                ("description", meta.description[:120]),
-            ):
-                out(f"  {label:12} {value or '-'}")
-            out(f"  chapters     {len(detail.chapters)}")
-            for chapter in detail.chapters[:MAX_LISTED]:
-                date = chapter.published_at.isoformat() if chapter.published_at else "no date"
-                out(f"    {chapter.number!s:>6}  {chapter.title[:40]:40} {date}  key={chapter.key}")
-            first = detail.chapters[0]
-            pages = source.chapter_pages(first)
-            out(f"chapter {first.number}: {len(pages)} page(s), first {pages[0]}")
-        finally:
-            source.close()
-            if browser is not None:
-                browser.close()
+            probe = probe_site(url)
+        except SiteUnreadable as exc:
+            raise CommandError(f"cannot read {url}: {exc}") from exc
+        message = probe.detection.explain(probe.base_url)
+        if probe.detection.preset is None and not manual:
+            raise CommandError(f"{message} Then: add_source {url} --preset NAME")
+        self.stdout.write(message if probe.detection.preset else f"{message} Using the --set keys alone.")
+        return probe.detection.preset, probe.base_url, probe.title

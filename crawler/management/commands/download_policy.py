@@ -17,7 +17,7 @@ from catalog.source_settings import SourceSettingsError
 from crawler import download_policy
 from crawler.control import ControlError
 from crawler.control.downloads import set_download_policy
-from crawler.status.sources import chapter_downloads
+from crawler.status.source_stats import chapter_downloads
 
 
 class Command(BaseCommand):

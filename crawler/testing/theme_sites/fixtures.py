@@ -8,6 +8,7 @@ import pytest
 
 from crawler.testing.theme_sites.madara import MadaraSite
 from crawler.testing.theme_sites.mangathemesia import MangaThemesiaSite
+from crawler.testing.theme_sites.plain import PlainSite
 
 
 @pytest.fixture
@@ -22,5 +23,21 @@ def madara_site() -> Iterator[MadaraSite]:
 def mangathemesia_site() -> Iterator[MangaThemesiaSite]:
     """A MangaThemesia site on 127.0.0.1 with its image CDN on another port."""
     site = MangaThemesiaSite()
+    yield site
+    site.stop()
+
+
+@pytest.fixture
+def madara_load_more_site() -> Iterator[MadaraSite]:
+    """A Madara site whose archives page by a "Load more" button."""
+    site = MadaraSite(load_more=True)
+    yield site
+    site.stop()
+
+
+@pytest.fixture
+def plain_site() -> Iterator[PlainSite]:
+    """A WordPress blog on a stock theme: no manga preset fits it."""
+    site = PlainSite()
     yield site
     site.stop()

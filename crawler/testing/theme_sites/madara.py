@@ -14,6 +14,9 @@ What it follows from the theme as sites run it:
   or for new chapters a "new" badge link whose title and image alt hold "2 days ago";
 - the title badge inside `div.post-title h1`; covers in `data-src`, `data-lazy-src`, `srcset`
   (two sizes) or plain `src` behind a `data:` placeholder;
+- a home page with the latest cards; every page links the theme's stylesheet and the madara-core
+  plugin's script, and (with `load_more`) archives page by a "Load more" button in
+  `nav.navigation-ajax` instead of "Older Posts";
 - readers `/manga/{slug}/{chapter}/`: paged by default (one image), every page with
   `?style=list`; `div.page-break img` with `data-src` padded by whitespace, as the theme prints it;
 - images under `/wp-content/uploads/` that answer 403 unless the Referer is the chapter page
@@ -58,8 +61,11 @@ class MadaraSite:
         now: dt.datetime | None = None,
         catalog: list[FixtureManga] | None = None,
         lang: str = "en-US",
+        load_more: bool = False,
     ) -> None:
         self.old_endpoint = old_endpoint
+        # Archives with a "Load more" button (nav.navigation-ajax) instead of "Older Posts" links.
+        self.load_more = load_more
         self.now = now or dt.datetime.now(dt.UTC)
         self.catalog: list[FixtureManga] = catalog if catalog is not None else build_catalog(self.now)
         self.lang = lang
@@ -92,6 +98,12 @@ class MadaraSite:
             return html(self._chapter_list(manga)) if manga else not_found()
         if request.method != "GET":
             return html("", 405)
+        if not parts:
+            return html(self._home())
+        if request.path.startswith("/wp-content/themes/madara/") or request.path.startswith(
+            "/wp-content/plugins/madara-core/"
+        ):
+            return Response(200, b"", "text/css" if request.path.endswith(".css") else "text/javascript")
         if parts == ["manga"]:
             return html(self._archive(1))
         if len(parts) == 3 and parts[0] == "manga" and parts[1] == "page" and parts[2].isdigit():
@@ -154,6 +166,8 @@ class MadaraSite:
         return (
             f"<!DOCTYPE html><html lang='{self.lang}'><head><meta charset='UTF-8'>"
             f"<title>{escape(title)} - Madara Fixture</title>"
+            f"<link rel='stylesheet' id='madara-css-css' href='{self.base_url}/wp-content/themes/madara/style.css'>"
+            f"<script src='{self.base_url}/wp-content/plugins/madara-core/assets/js/script.js'></script>"
             f'<script id=\'wp-manga-js-extra\'>var manga = {{"ajax_url":"{self.base_url}/wp-admin/admin-ajax.php",'
             '"enable_manga_view":"1"};</script>'
             f"{script}</head><body class='wp-theme-madara'><div class='wrap'><div class='body-wrap'>"
@@ -191,13 +205,29 @@ class MadaraSite:
             )
         return "".join(cards)
 
-    def _archive(self, number: int) -> str:
-        older = ""
-        if number < self.page_count:
-            older = (
-                "<div class='nav-links'><div class='nav-previous float-left'>"
-                f"<a href='{self.base_url}/manga/page/{number + 1}/?m_orderby=latest'>Older Posts</a></div></div>"
+    def _home(self) -> str:
+        body = (
+            "<div class='c-blog__heading style-2 font-heading'><h4>Latest update</h4></div>"
+            f"<div class='page-listing-item'><div class='row row-eq-height'>{self._cards(1)}</div></div>"
+            f"{self._paging(1)}"
+        )
+        return self._page("Home", body)
+
+    def _paging(self, number: int) -> str:
+        if number >= self.page_count:
+            return ""
+        if self.load_more:
+            return (
+                "<nav class='navigation-ajax'><div id='navigation-ajax' class='btn btn-default load-ajax'"
+                " data-page='1'>Load more</div></nav>"
             )
+        return (
+            "<div class='nav-links'><div class='nav-previous float-left'>"
+            f"<a href='{self.base_url}/manga/page/{number + 1}/?m_orderby=latest'>Older Posts</a></div></div>"
+        )
+
+    def _archive(self, number: int) -> str:
+        older = self._paging(number)
         body = (
             "<div class='c-page-content'><div class='tab-content-wrap'><div class='c-tabs-item'>"
             f"<div class='page-listing-item'><div class='row row-eq-height'>{self._cards(number)}</div></div>"

@@ -8,6 +8,7 @@ What it follows from the theme as sites run it:
   in `.thumb`, `.tsinfo .imptdt` rows ("Status <i>Ongoing</i>"), `.mgen` genres, alternative
   titles in a `.wd-full` block, and `#chapterlist li[data-num]` entries whose link holds both
   `span.chapternum` and `span.chapterdate` ("November 12, 2026");
+- a home page with the latest cards; every page links the MangaReader theme's stylesheet;
 - chapters at `/{slug}-chapter-N/` whose `div#readerarea` is empty in the HTML: the theme's
   reader script fills it from `ts_reader.run({... "sources":[{"source":"Server 1","images":[...]}]})`;
 - images on the CDN that answer 403 unless the Referer is the chapter page (pages) or a page of
@@ -69,6 +70,10 @@ class MangaThemesiaSite:
         if request.method != "GET":
             return html("0", 400)
         parts = [p for p in request.path.split("/") if p]
+        if not parts:
+            return html(self._page("Home", f"<div class='bixbox'><div class='listupd'>{self._cards(1)}</div></div>"))
+        if request.path.startswith("/wp-content/themes/mangareader/"):
+            return Response(200, b"", "text/css")
         if parts == [self.directory]:
             page = request.query.get("page", "1")
             return html(self._archive(int(page))) if page.isdigit() and int(page) >= 1 else not_found()
@@ -106,11 +111,13 @@ class MangaThemesiaSite:
     def _page(self, title: str, body: str, *, head: str = "") -> str:
         return (
             "<!DOCTYPE html><html lang='en-US'><head><meta charset='UTF-8'>"
-            f"<title>{escape(title)} - Themesia Fixture</title>{head}</head>"
+            f"<title>{escape(title)} - Themesia Fixture</title>"
+            f"<link rel='stylesheet' id='style-css' href='{self.base_url}/wp-content/themes/mangareader/style.css'>"
+            f"{head}</head>"
             f"<body class='darkmode'><div id='content'><div class='wrapper'>{body}</div></div></body></html>"
         )
 
-    def _archive(self, number: int) -> str:
+    def _cards(self, number: int) -> str:
         start = (number - 1) * PER_PAGE
         cards = []
         for manga in self.catalog[start : start + PER_PAGE]:
@@ -124,7 +131,10 @@ class MangaThemesiaSite:
                 f"<div class='adds'><div class='epxs'>{manga.chapters[-1].title}</div></div></div></a>"
                 "</div></div>"
             )
-        more = start + PER_PAGE < len(self.catalog)
+        return "".join(cards)
+
+    def _archive(self, number: int) -> str:
+        more = number * PER_PAGE < len(self.catalog)
         pager = "<div class='hpage'>"
         if number > 1:
             pager += (
@@ -137,7 +147,7 @@ class MangaThemesiaSite:
         pager += "</div>"
         body = (
             "<div class='postbody'><div class='bixbox seriesearch'><div class='mrgn'>"
-            f"<div class='listupd'>{''.join(cards)}</div>{pager}</div></div></div>"
+            f"<div class='listupd'>{self._cards(number)}</div>{pager}</div></div></div>"
         )
         return self._page("Manga", body)
 

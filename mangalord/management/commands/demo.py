@@ -10,8 +10,10 @@ caught up (the metadata pass stops at the first unchanged manga) and is quick.
 
 from __future__ import annotations
 
+import errno
 import logging
 import secrets
+import socket
 import threading
 import time
 from typing import Any
@@ -20,7 +22,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Count, Q, Sum
 from rich.console import Console
 
@@ -46,6 +48,11 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=positive_int, default=8000, help="port to serve on")
 
     def handle(self, *args, **options):
+        if not options["no_serve"]:
+            # Minutes of crawling first and a bind error after would waste the newcomer's time.
+            problem = port_problem(options["addr"], options["port"])
+            if problem:
+                raise CommandError(problem, returncode=2)
         console = Console(file=self.stdout._out)
         started = time.monotonic()
         if options["verbosity"] < 2:
@@ -233,6 +240,27 @@ def library_summary() -> dict[str, Any]:
         "analysis": analyses,
         "dead_jobs": Job.objects.filter(state=JobState.DEAD).count(),
     }
+
+
+def port_problem(addr: str, port: int) -> str | None:
+    """Why the site could not be served on addr:port (taken, not an address of this host), or None."""
+    try:
+        infos = socket.getaddrinfo(addr, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"cannot serve on {addr}:{port}: {exc.strerror} (pick another with --addr)"
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will: TIME_WAIT is no conflict
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            hint = (
+                "is another server running there? pick another with --port"
+                if exc.errno == errno.EADDRINUSE
+                else ("pick another with --addr or --port")
+            )
+            return f"cannot serve on {addr}:{port}: {exc.strerror} ({hint})"
+    return None
 
 
 def serve(addr: str, port: int) -> None:

@@ -1,9 +1,8 @@
-"""`manage.py export_cbz DIR [--manga ID ...] [--since DATE]`: the library as CBZ files for Komga/Kavita."""
+"""`manage.py export_cbz DIR [--manga ID|SLUG|TITLE ...] [--since DATE]`: the library as CBZ files for Komga/Kavita."""
 
 from __future__ import annotations
 
 import argparse
-import uuid
 from datetime import UTC, datetime, time
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from django.utils import timezone
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from catalog.models import Manga
+from catalog.lookup import MangaNotFound, find_manga
 from reader.export import chapters_to_export, export_library
 
 
@@ -29,29 +28,29 @@ def since_value(raw: str) -> datetime:
     return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed, UTC)
 
 
-def manga_id(raw: str) -> str:
-    try:
-        return str(uuid.UUID(raw))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a manga id (a UUID)") from None
-
-
 class Command(BaseCommand):
     help = "Write every downloaded chapter as DIR/<Series>/<Series> - c<number> - <title>.cbz (skips unchanged files)."
 
     def add_arguments(self, parser):
         parser.add_argument("directory", type=Path, help="where to write the library")
-        parser.add_argument("--manga", type=manga_id, action="append", default=[], help="only this manga (repeatable)")
+        parser.add_argument(
+            "--manga",
+            action="append",
+            default=[],
+            metavar="ID|SLUG|TITLE",
+            help="only this manga: its id, slug (crimson-tide) or title, exact or partial (repeatable)",
+        )
         parser.add_argument("--since", type=since_value, help="only chapters changed since this date or datetime")
 
     def handle(self, *args, directory: Path, manga: list[str], since: datetime | None, **options):
         if directory.exists() and not directory.is_dir():
             raise CommandError(f"{directory} exists and is not a directory")
-        missing = set(manga) - {str(i) for i in Manga.objects.filter(id__in=manga).values_list("id", flat=True)}
-        if missing:
-            raise CommandError(f"no manga with id {', '.join(sorted(missing))}")
+        try:
+            manga_ids = [str(find_manga(ref).id) for ref in manga]
+        except MangaNotFound as exc:
+            raise CommandError(f"--manga: {exc}") from exc
         directory.mkdir(parents=True, exist_ok=True)
-        chapters = chapters_to_export(manga, since)
+        chapters = chapters_to_export(manga_ids, since)
         console = Console(file=self.stdout._out)
         columns = (
             TextColumn("Exporting"),

@@ -1,0 +1,83 @@
+"""The JPEG framing walk vouches for whole, consistent files only; everything else goes to the decoder."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+from PIL import Image
+
+from catalog import storage
+from catalog.errors import ImageRejected
+from catalog.jpeg_frame import sound_jpeg_size
+from catalog.storage import store_image_stream
+from catalog.tests.images import ChunkStream
+
+pytestmark = pytest.mark.sqlite_ok
+
+
+def _jpeg(mode: str = "L", *, progressive: bool = False, size: tuple[int, int] = (300, 420)) -> bytes:
+    channels = {"L": 1, "RGB": 3, "CMYK": 4}[mode]
+    pixels = os.urandom(size[0] * size[1] * channels)
+    out = io.BytesIO()
+    Image.frombytes(mode, size, pixels).save(out, "JPEG", quality=85, progressive=progressive)
+    return out.getvalue()
+
+
+def _walk(tmp_path, data: bytes) -> tuple[int, int] | None:
+    path = tmp_path / "page.jpg"
+    path.write_bytes(data)
+    return sound_jpeg_size(str(path))
+
+
+@pytest.mark.parametrize("mode", ["L", "RGB", "CMYK"])
+@pytest.mark.parametrize("progressive", [False, True])
+def test_a_whole_jpeg_is_vouched_for_with_its_frame_size(tmp_path, mode, progressive):
+    assert _walk(tmp_path, _jpeg(mode, progressive=progressive)) == (300, 420)
+
+
+@pytest.mark.parametrize("progressive", [False, True])
+def test_a_jpeg_cut_anywhere_is_not_vouched_for(tmp_path, progressive):
+    whole = _jpeg("RGB", progressive=progressive)
+    for cut in [2, 20, 200, len(whole) // 3, len(whole) // 2, len(whole) - 100, len(whole) - 2, len(whole) - 1]:
+        assert _walk(tmp_path, whole[:cut]) is None, cut
+
+
+def test_bytes_that_only_start_like_a_jpeg_are_not_vouched_for(tmp_path):
+    assert _walk(tmp_path, b"\xff\xd8\xff" + b"\x00" * 500) is None
+    assert _walk(tmp_path, b"") is None
+    assert _walk(tmp_path, b"<html>not found</html>") is None
+
+
+def test_a_scan_naming_an_undefined_huffman_table_is_not_vouched_for(tmp_path):
+    data = bytearray(_jpeg("L"))
+    sos = data.index(b"\xff\xda")
+    data[sos + 6] = 0x33  # component 1 decodes with DC and AC table 3, which no DHT defines
+    assert _walk(tmp_path, bytes(data)) is None
+
+
+def test_arithmetic_coding_is_left_to_the_decoder(tmp_path):
+    data = bytearray(_jpeg("L"))
+    sof = data.index(b"\xff\xc0")
+    data[sof + 1] = 0xC9  # the same frame, declared arithmetic-coded
+    assert _walk(tmp_path, bytes(data)) is None
+
+
+def test_a_jpeg_over_the_pixel_cap_is_refused_from_its_frame_header(settings):
+    settings.CRAWLER_MAX_IMAGE_PIXELS = 300 * 419
+    with pytest.raises(ImageRejected, match=r"300x420 .* over the pixel cap of 125700"):
+        store_image_stream(ChunkStream(_jpeg("L")), directory="pages/c")
+
+
+def test_a_vouched_for_jpeg_is_stored_without_the_decode(settings, monkeypatch):
+    decoded: list[str] = []
+    real = storage.imaging.check_decodes
+    monkeypatch.setattr(storage.imaging, "check_decodes", lambda path: (decoded.append(path), real(path)))
+    whole = _jpeg("RGB")
+    stored = store_image_stream(ChunkStream(whole), directory="pages/c")
+    assert (stored.width, stored.height, stored.size) == (300, 420, len(whole))
+    assert decoded == []
+    with pytest.raises(ImageRejected, match="could not be decoded"):
+        store_image_stream(ChunkStream(whole[: len(whole) // 2]), directory="pages/c")
+    assert len(decoded) == 1  # the cut one went to the decoder, which refused it in its own words

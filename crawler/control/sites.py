@@ -1,0 +1,133 @@
+"""Adding and configuring a site: the one path `add_source` and the Sources page both take.
+
+A new source is validated by the settings contract (`Source.full_clean`,
+catalog.source_settings), then dry-run inside a transaction: the row is kept
+only when the dry run succeeds, and the operator's confirmation is audited
+like every other control. Settings edits go through the same contract.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.text import slugify
+
+from catalog.models import Source
+from crawler import runtime
+from crawler.control import audit
+from crawler.control.dry_run import DryRun, dry_run
+
+
+class SiteRefused(ValueError):
+    """The source cannot be added or changed as asked; the message names the source and what to fix."""
+
+
+def validation_message(exc: ValidationError, source_id: str) -> str:
+    """A ValidationError as one line naming the source: `source 'x': base_url: Enter a valid URL.`.
+
+    The settings contract's messages already name the source and the key, so they pass unchanged.
+    """
+    fields = exc.message_dict.items() if hasattr(exc, "message_dict") else [("", exc.messages)]
+    parts = []
+    for field, msgs in fields:
+        for msg in msgs:
+            parts.append(msg if msg.startswith("source ") else f"source {source_id!r}: {field}: {msg}")
+    return "; ".join(parts)
+
+
+def new_source(*, name: str, base_url: str, settings: dict[str, Any], source_id: str | None = None) -> Source:
+    """An unsaved, validated html source row; raises SiteRefused naming what is wrong."""
+    source_id = source_id or slugify(name)
+    if not source_id:
+        raise SiteRefused(f"the name {name!r} gives no usable id; give an id")
+    if Source.objects.filter(id=source_id).exists():
+        raise SiteRefused(f"source {source_id!r} already exists (edit it, or pick another id)")
+    row = Source(id=source_id, name=name, kind=Source.Kind.HTML, base_url=base_url, settings=settings)
+    try:
+        row.full_clean()
+    except ValidationError as exc:
+        raise SiteRefused(validation_message(exc, source_id)) from exc
+    return row
+
+
+def preview(row: Source) -> DryRun:
+    """The dry run of an unsaved row; nothing it touches is kept. Raises CrawlerError naming the fault."""
+    with transaction.atomic():
+        row.save(force_insert=True)
+        try:
+            return dry_run(row)
+        finally:
+            transaction.set_rollback(True)
+
+
+@dataclass(frozen=True)
+class AddedSite:
+    source: Source
+    dry_run: DryRun | None
+    crawl_job: Any  # the metadata pass's job id when one was enqueued
+
+
+def add_site(*, actor: Any, row: Source, check: bool = True, crawl_now: bool = False) -> AddedSite:
+    """Save `row` after a successful dry run (unless `check` is off), audited; optionally enqueue its first pass.
+
+    Raises CrawlerError (the dry run's, naming key, selector and URL) with nothing kept.
+    """
+    from crawler.control import request_metadata_pass
+
+    with transaction.atomic():
+        row.save(force_insert=True)
+        result = dry_run(row) if check else None
+        audit.record(
+            actor,
+            "add_source",
+            scope="source",
+            target_id=row.id,
+            detail={"base_url": row.base_url, "settings": row.settings, "dry_run": check},
+        )
+    job = None
+    if crawl_now:
+        job = request_metadata_pass(actor=actor, source_id=row.id)[0].job_id
+    return AddedSite(row, result, job)
+
+
+def update_settings(*, actor: Any, source: Source, settings: Any) -> Source:
+    """Replace a source's settings when the contract accepts them (audited); raises SiteRefused otherwise."""
+    before = source.settings
+    source.settings = settings
+    try:
+        source.full_clean()
+    except ValidationError as exc:
+        source.settings = before
+        raise SiteRefused(validation_message(exc, source.id)) from exc
+    with transaction.atomic():
+        source.save(update_fields=["settings", "updated_at"])
+        audit.record(actor, "edit_source_settings", scope="source", target_id=source.id, detail={"settings": settings})
+    return source
+
+
+def next_scheduled_pass(now: dt.datetime | None = None) -> dt.datetime:
+    """When the crawl workers' periodic metadata pass next fires (now, when none was ever scheduled)."""
+    now = now or timezone.now()
+    raw = runtime.get_state(runtime.METADATA_SCHEDULE_KEY)
+    last = parse_datetime(raw) if isinstance(raw, str) else None
+    interval = dt.timedelta(seconds=django_settings.CRAWLER_METADATA_INTERVAL)
+    return now if last is None else max(now, last + interval)
+
+
+def first_crawl_note(source_id: str, now: dt.datetime | None = None) -> str:
+    """What happens next for a new source: when its first crawl starts and how to start it at once."""
+    at = next_scheduled_pass(now)
+    interval = django_settings.CRAWLER_METADATA_INTERVAL
+    return (
+        f"The first crawl of {source_id!r} starts with the next scheduled metadata pass, at "
+        f"{at.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC (every CRAWLER_METADATA_INTERVAL={interval} s, while a crawl worker runs). "
+        f"To start it now: python manage.py metadata_pass --source {source_id} --enqueue "
+        "(or 'Crawl now' on the Sources page)."
+    )

@@ -1,0 +1,65 @@
+"""Forms of the Sources page: a site's URL, then its name, id, preset and extra settings keys."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+
+from crawler.sources.presets import PRESETS
+
+NO_PRESET = ""
+
+
+def parse_settings(text: str) -> dict[str, Any]:
+    """A settings JSON object typed by the operator; ValidationError naming the problem otherwise."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise forms.ValidationError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from exc
+    if not isinstance(value, dict):
+        raise forms.ValidationError('must be a JSON object, like {"rate_limit": 0.5}')
+    return value
+
+
+class SiteUrlForm(forms.Form):
+    url = forms.CharField(
+        label="Site URL", max_length=500, widget=forms.URLInput(attrs={"placeholder": "https://example.com"})
+    )
+
+
+class SiteDetailsForm(forms.Form):
+    """Step two: what the row will hold. `extra` holds settings keys set next to (or instead of) the preset."""
+
+    url = forms.CharField(widget=forms.HiddenInput)
+    base_url = forms.CharField(widget=forms.HiddenInput)
+    name = forms.CharField(max_length=200)
+    source_id = forms.SlugField(label="Id", max_length=64, required=False, help_text="default: the name's slug")
+    preset = forms.ChoiceField(
+        choices=[(NO_PRESET, "(none: selectors in the extra settings)")] + [(p, p) for p in sorted(PRESETS)],
+        required=False,
+    )
+    extra = forms.CharField(
+        label="Extra settings (JSON)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60, "spellcheck": "false"}),
+        help_text='keys next to the preset, e.g. {"image_hosts": ["cdn.example.com"], "rate_limit": 0.5}',
+    )
+    crawl_now = forms.BooleanField(label="Start the first crawl now", required=False)
+
+    def clean_extra(self) -> dict[str, Any]:
+        return parse_settings(self.cleaned_data.get("extra", ""))
+
+    def settings(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {**({"preset": data["preset"]} if data.get("preset") else {}), **data["extra"]}
+
+
+class SettingsForm(forms.Form):
+    settings = forms.CharField(widget=forms.Textarea(attrs={"rows": 16, "cols": 80, "spellcheck": "false"}))
+
+    def clean_settings(self) -> dict[str, Any]:
+        return parse_settings(self.cleaned_data["settings"])

@@ -1,0 +1,158 @@
+"""The library page's rows: mangas with their reading counts, sorted and filtered, and the shelves above the grid.
+
+A grid page is two queries whatever its size: the page of mangas (sorted
+and filtered by indexed columns, no counts, so an OFFSET skips bare rows),
+then the counts of those 24 mangas alone (`attach_counts`). Sorting by
+unread chapters needs every manga's count, so that sort aggregates the
+chapters (and the reader's own progress rows) in one grouped join instead
+of a subquery per manga. A shelf is one query, its 12 rows' counts as
+correlated subqueries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Exists, F, FilteredRelation, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, MangaSource
+from catalog.search import title_search
+from reader.library import MANGA_FIELDS
+from reader.library_query import LibraryQuery
+from reader.models import ReadProgress
+from reader.naming import chapter_title
+
+SHELF_SIZE = 12
+ORDERS: dict[str, tuple[Any, ...]] = {
+    "updated": LATEST_CHAPTER_ORDER,
+    "title": ("title", "id"),
+    "added": ("-created_at", "-id"),
+    "unread": (F("unread_count").desc(), *LATEST_CHAPTER_ORDER),
+}
+
+
+def _readable() -> QuerySet[Chapter]:
+    return Chapter.objects.filter(manga=OuterRef("pk"), dropped_at__isnull=True, sync_state=Chapter.SyncState.DONE)
+
+
+def _count(queryset: QuerySet[Any]) -> Coalesce:
+    counted = queryset.order_by().values("manga").annotate(n=Count("*")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def with_reading_counts(mangas: QuerySet[Manga], user: Any) -> QuerySet[Manga]:
+    """Annotate `chapter_count` (readable ones), `read_count` (those `user` completed) and `unread_count`."""
+    mangas = mangas.annotate(chapter_count=_count(_readable()))
+    if getattr(user, "is_authenticated", False):
+        done = ReadProgress.objects.filter(user=user, chapter=OuterRef("pk"), completed=True)
+        mangas = mangas.annotate(read_count=_count(_readable().filter(Exists(done))))
+    else:
+        mangas = mangas.annotate(read_count=Value(0, output_field=IntegerField()))
+    return mangas.annotate(unread_count=F("chapter_count") - F("read_count"))
+
+
+def with_counts_aggregated(mangas: QuerySet[Manga], user: Any) -> QuerySet[Manga]:
+    """The same three counts as `with_reading_counts`, from one grouped join: for sorting the whole library by them."""
+    readable = Q(chapters__dropped_at__isnull=True, chapters__sync_state=Chapter.SyncState.DONE)
+    if getattr(user, "is_authenticated", False):
+        mine = Q(chapters__read_progress__user=user, chapters__read_progress__completed=True)
+        mangas = mangas.annotate(
+            finished=FilteredRelation("chapters__read_progress", condition=mine),
+            chapter_count=Count("chapters", filter=readable),
+            read_count=Count("finished", filter=readable),
+        )
+    else:
+        mangas = mangas.annotate(
+            chapter_count=Count("chapters", filter=readable), read_count=Value(0, output_field=IntegerField())
+        )
+    return mangas.annotate(unread_count=F("chapter_count") - F("read_count"))
+
+
+def library_rows(query: LibraryQuery, user: Any) -> QuerySet[Manga]:
+    """The grid's mangas for `query`: filtered, then ranked by search or in the chosen order.
+
+    Only the unread sort carries counts; give the other pages' rows theirs with `attach_counts`.
+    """
+    rows = Manga.objects.only(*MANGA_FIELDS)
+    if query.tag:
+        rows = rows.filter(tags__name=query.tag)
+    if query.status:
+        rows = rows.filter(status=query.status)
+    if query.source:
+        rows = rows.filter(
+            Exists(MangaSource.objects.filter(manga=OuterRef("pk"), source_id=query.source, dropped_at__isnull=True))
+        )
+    if query.q and not query.sort_chosen:
+        return title_search(rows, query.q)  # best match first, as the API ranks it
+    if query.q:
+        rows = title_search(rows, query.q)
+    if query.sort == "unread":
+        rows = with_counts_aggregated(rows, user)
+    return rows.order_by(*ORDERS[query.sort])
+
+
+def attach_counts(mangas: list[Manga], user: Any) -> list[Manga]:
+    """Set `chapter_count`, `read_count` and `unread_count` on each of `mangas` (one query for all of them)."""
+    missing = [manga for manga in mangas if not hasattr(manga, "unread_count")]
+    if missing:
+        counted = with_reading_counts(Manga.objects.filter(pk__in=[m.pk for m in missing]), user)
+        counts = {row["pk"]: row for row in counted.values("pk", "chapter_count", "read_count", "unread_count")}
+        for manga in missing:
+            row = counts.get(manga.pk, {"chapter_count": 0, "read_count": 0, "unread_count": 0})
+            manga.chapter_count, manga.read_count, manga.unread_count = (  # type: ignore[attr-defined]
+                row["chapter_count"],
+                row["read_count"],
+                row["unread_count"],
+            )
+    return mangas
+
+
+@dataclass(frozen=True)
+class ContinueItem:
+    manga: Manga
+    chapter: Chapter
+    page: int
+    title: str
+
+
+def continue_reading(user: Any, *, size: int = SHELF_SIZE) -> list[ContinueItem]:
+    """`user`'s chapters begun and not finished, latest first, one per manga, each at the page they left."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    rows = (
+        ReadProgress.objects.filter(user=user, completed=False, last_page__gt=0, chapter__dropped_at__isnull=True)
+        .select_related("chapter", "chapter__manga")
+        .only(
+            "last_page",
+            "chapter__id",
+            "chapter__number",
+            "chapter__title",
+            "chapter__page_count",
+            *(f"chapter__manga__{name}" for name in MANGA_FIELDS),
+        )
+        .order_by("-updated_at")[: size * 4]  # room for several chapters of one manga
+    )
+    items: dict[Any, ContinueItem] = {}
+    for row in rows:
+        manga = row.chapter.manga
+        if manga.pk not in items and len(items) < size:
+            items[manga.pk] = ContinueItem(
+                manga, row.chapter, row.last_page, chapter_title(row.chapter.number, row.chapter.title)
+            )
+    return list(items.values())
+
+
+def recently_updated(user: Any, *, size: int = SHELF_SIZE) -> list[Manga]:
+    rows = Manga.objects.only(*MANGA_FIELDS).filter(latest_chapter_at__isnull=False)
+    return list(with_reading_counts(rows, user).order_by(*LATEST_CHAPTER_ORDER)[:size])
+
+
+def bookmarks_with_new_chapters(user: Any, *, size: int = SHELF_SIZE) -> list[Manga]:
+    """`user`'s bookmarked mangas that have readable chapters they have not finished, latest chapter first."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    rows = Manga.objects.only(*MANGA_FIELDS).filter(Exists(Bookmark.objects.filter(user=user, manga=OuterRef("pk"))))
+    # Every bookmark's counts decide whether it is on the shelf: one grouped join, not subqueries per bookmark.
+    return list(with_counts_aggregated(rows, user).filter(unread_count__gt=0).order_by(*LATEST_CHAPTER_ORDER)[:size])
