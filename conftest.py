@@ -38,16 +38,19 @@ def staff(django_user_model):
 
 @pytest.fixture
 def operator(django_user_model):
-    """Staff in the "Operators" group (migration crawler 0007): may run every crawler control."""
+    """Staff in the "Operators" group (migrations crawler 0007, jobs 0002): may run every crawler control."""
     from importlib import import_module
 
     from django.apps import apps
     from django.contrib.auth.models import Group
+    from django.contrib.contenttypes.models import ContentType
 
     if not Group.objects.filter(name="Operators").exists():
         # A transactional test before this one flushed the rows the migrations made: make them again, the same way.
         import_module("crawler.migrations.0007_operate_crawler_permission").create_operators(apps, None)
+        import_module("jobs.migrations.0002_content_types_follow_the_models").forward(apps, None)
         import_module("analysis.migrations.0002_operators_view_page_analyses").grant(apps, None)
+        ContentType.objects.clear_cache()
     user = django_user_model.objects.create_user("olga", "olga@example.com", "olga-password", is_staff=True)
     user.groups.add(Group.objects.get(name="Operators"))
     return user
@@ -119,3 +122,24 @@ def _isolated_media(settings, tmp_path):
     """Every test stores files under its own temporary MEDIA_ROOT."""
     settings.MEDIA_ROOT = str(tmp_path / "media")
     os.makedirs(settings.MEDIA_ROOT, exist_ok=True)
+
+
+@pytest.fixture
+def migrator():
+    """Migrate to the given nodes (`(app, None)` unapplies an app) and return their state's apps.
+
+    Every app goes back to its latest migration afterwards.
+    """
+    from django.contrib.contenttypes.models import ContentType
+    from django.db.migrations.executor import MigrationExecutor
+
+    def migrate(targets):
+        executor = MigrationExecutor(connection)
+        executor.migrate(targets)
+        executor.loader.build_graph()
+        return executor.loader.project_state([t for t in targets if t[1] is not None]).apps
+
+    yield migrate
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    ContentType.objects.clear_cache()

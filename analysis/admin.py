@@ -17,7 +17,7 @@ from analysis.models import PageAnalysis
 from catalog.models import Page
 from crawler import admin as crawler_admin
 from crawler.control import ControlError
-from crawler.models import Job
+from jobs.models import Job
 
 
 @admin.register(PageAnalysis)

@@ -6,18 +6,18 @@ class AnalysisConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Plug analysis in: its job handler, control route and download hook; its fields in the library API."""
+        """Plug analysis in: its job kind, control route and download hook; its fields in the library API."""
         from django.urls import path
 
         from analysis import receivers
         from analysis.api import ForceAnalyzeView
-        from analysis.handlers import ANALYSIS_HANDLERS
+        from analysis.handlers import ANALYSIS_KINDS
         from analysis.serializers import register_library_fields
         from crawler.api import routes
         from crawler.events import chapter_downloaded
-        from crawler.workers.registry import register_handlers
+        from jobs import kinds
 
-        register_handlers("analyze", ANALYSIS_HANDLERS)
+        kinds.register(*ANALYSIS_KINDS)
         register_library_fields()
         routes.register(path("force-analyze/", ForceAnalyzeView.as_view(), name="force-analyze"))
         chapter_downloaded.connect(receivers.enqueue_chapter_analysis, dispatch_uid="analysis.chapter_downloaded")

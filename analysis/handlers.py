@@ -11,17 +11,18 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from analysis import service
 from analysis.backends import get_backend
 from analysis.backends.base import AnalysisError
+from analysis.payloads import AnalyzePage
 from catalog.models import Page
 from catalog.storage import local_copy
-from crawler.errors import JobCancelled
-from crawler.queue.payloads import AnalyzePage
+from jobs.errors import JobCancelled
+from jobs.kinds import Kind
 
 if TYPE_CHECKING:
     from crawler.workers.handlers import JobContext
@@ -82,4 +83,4 @@ def _record_failure(lease: Any, page_id: Any, exc: Exception) -> None:
         logger.exception("analyze_page: could not record the failure of page %s", page_id)
 
 
-ANALYSIS_HANDLERS: dict[str, Callable[[Any, JobContext], None]] = {AnalyzePage.kind: handle_analyze_page}
+ANALYSIS_KINDS: tuple[Kind, ...] = (Kind(AnalyzePage, handle_analyze_page, role="analyze"),)

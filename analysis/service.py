@@ -1,9 +1,9 @@
 """Page analysis: queueing a page (`enqueue_for_page`) and recording an attempt's outcome.
 
-Result writes are compare-and-set on the job's lease: a worker writes a
-page's analysis only while `(job id, lease_generation, state='running')`
-still matches its lease, checked under the job row's lock in the same
-transaction as the write. A worker whose lease was released mid-flight
+Result writes are compare-and-set on the job's lease (`jobs.queue.holding`):
+a worker writes a page's analysis only while `(job id, lease_generation,
+state='running')` still matches its lease, checked under the job row's lock
+in the same transaction as the write. A worker whose lease was released mid-flight
 (force-analyze) therefore cannot overwrite the successor's result, just as
 its late `ack_done` cannot overwrite the successor's job state (seed 000).
 """
@@ -20,11 +20,11 @@ from django.utils import timezone
 
 from analysis.backends.base import AnalysisResult
 from analysis.models import PageAnalysis
+from analysis.payloads import AnalyzePage
 from catalog.models import Page
-from crawler import queue
-from crawler.models import IN_FLIGHT_STATES, Job, JobState
-from crawler.queue import Lease
-from crawler.queue.payloads import AnalyzePage
+from jobs import queue
+from jobs.models import IN_FLIGHT_STATES, Job, JobState
+from jobs.queue import Lease
 
 logger = logging.getLogger(__name__)
 
@@ -116,24 +116,11 @@ def should_skip(analysis: PageAnalysis, payload: AnalyzePage) -> bool:
 
 
 def _write_if_lease_current(lease: Lease, page_id: uuid.UUID, fields: dict[str, Any]) -> bool:
-    """Update the page's analysis only while `lease` still owns its job; True if written."""
-    with transaction.atomic():
-        current = (
-            Job.objects.select_for_update()
-            .filter(id=lease.id, lease_generation=lease.lease_generation, state=JobState.RUNNING)
-            .exists()
-        )
-        if not current:
-            logger.warning(
-                "analysis write skipped: lease no longer current (released, reclaimed or re-leased) "
-                "job=%s generation=%s page=%s",
-                lease.id,
-                lease.lease_generation,
-                page_id,
-            )
-            return False
-        PageAnalysis.objects.filter(page_id=page_id).update(**fields, updated_at=timezone.now())
-        return True
+    """Update the page's analysis only while `lease` still owns its job (`queue.holding`); True if written."""
+    with queue.holding(lease) as current:
+        if current:
+            PageAnalysis.objects.filter(page_id=page_id).update(**fields, updated_at=timezone.now())
+        return current
 
 
 def mark_running(lease: Lease, page_id: uuid.UUID) -> bool:

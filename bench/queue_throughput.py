@@ -6,7 +6,7 @@ One run, one PostgreSQL server, W worker processes x C concurrency for every
 system, each system in its own fresh scratch database (dropped at the end
 unless --keep). Rows, in this order:
 
-- ours, production worker: `crawler.workers.loop.Worker.run(drain=True)`,
+- ours, production worker: `jobs.worker.loop.Worker.run(drain=True)`,
   the loop `crawl_worker`/`analyze_worker` run, with a no-op handler for
   `analyze_page`: concurrency C, and a lease statement claims `batch` jobs
   (lease-ahead = batch - C) as PgQueuer's dequeue does. THE HEADLINE;
@@ -89,8 +89,8 @@ def _django(dsn: str) -> None:
 
 def ours_enqueue(dsn: str, jobs: int, chunk: int, results: Any) -> None:
     _django(dsn)
-    from crawler import queue
-    from crawler.queue.payloads import AnalyzePage
+    from analysis.payloads import AnalyzePage
+    from jobs import queue
 
     payloads = [AnalyzePage(page_id=uuid.uuid4()) for _ in range(jobs)]
     started = time.monotonic()
@@ -119,7 +119,7 @@ def ours_worker(
     _django(dsn)
     from django.db import connection
 
-    from crawler.workers.loop import Worker, WorkerConfig
+    from jobs.worker.loop import Worker, WorkerConfig
 
     handler = _touch_handler() if write else (lambda payload, ctx: None)
     # A lease statement claims `batch` jobs, as PgQueuer's dequeue does: concurrency + lease-ahead.
@@ -147,7 +147,7 @@ def queue_api_worker(
 
     from django.db import connection
 
-    from crawler import queue
+    from jobs import queue
 
     connection.ensure_connection()
     ready.put(os.getpid())
@@ -420,8 +420,8 @@ def paced_enqueue(key: str, dsn: str, jobs: int, rate: float, results: Any) -> N
     enqueue_one: Callable[[], Any]
     if key == "ours":
         _django(dsn)
-        from crawler import queue
-        from crawler.queue.payloads import AnalyzePage
+        from analysis.payloads import AnalyzePage
+        from jobs import queue
 
         def enqueue_one() -> Any:
             return queue.enqueue(AnalyzePage(page_id=uuid.uuid4()))

@@ -132,8 +132,8 @@ def measure(refs: int) -> None:
     from django.db import connection
 
     from catalog.models import Source
-    from crawler.models import Job
     from crawler.passes.reconcile import BATCH_SIZE, run_reconcile
+    from jobs.models import Job
 
     queries = 0
 

@@ -33,9 +33,9 @@ def idle_worker(dsn: str, poll: float | None, ready: Any, stop: Any, leased: Any
     scratch.setup_django(dsn)
     from datetime import timedelta
 
-    from crawler import queue
+    from jobs import queue, wakeup
 
-    with queue.JobListener(["analyze_page"]) as listener:
+    with wakeup.JobListener(["analyze_page"]) as listener:
         ready.put(os.getpid())
         while not stop.is_set():
             leases = queue.lease(["analyze_page"], 1, timedelta(minutes=1))
@@ -54,8 +54,8 @@ def measure(dsn: str, samples: int, poll: float | None) -> list[float]:
     scratch.setup_django(dsn)
     from django.core.management import call_command
 
-    from crawler import queue
-    from crawler.queue.payloads import AnalyzePage
+    from analysis.payloads import AnalyzePage
+    from jobs import queue
 
     call_command("migrate", verbosity=0)
     ctx = mp.get_context("spawn")

@@ -22,8 +22,9 @@ from catalog.models import Chapter, Manga, Source
 from crawler import control, download_policy
 from crawler.control import backlog, downloads
 from crawler.control.operators import can_operate
-from crawler.models import AuditEvent, CrawlerState, Job, JobState, SourceThrottle, WorkerStatus
-from crawler.queue.payloads import KINDS
+from crawler.models import AuditEvent, CrawlerState, SourceThrottle
+from jobs import kinds
+from jobs.models import Job, JobState, WorkerStatus
 
 
 class OperatorActions:
@@ -40,7 +41,7 @@ class KindFilter(admin.SimpleListFilter):
     parameter_name = "kind__exact"  # the URL the plain field filter used, so saved links keep working
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [(kind, kind) for kind in sorted(KINDS)]
+        return [(kind, kind) for kind in sorted(kinds.names())]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Job]) -> QuerySet[Job]:
         return queryset.filter(kind=self.value()) if self.value() else queryset

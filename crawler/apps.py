@@ -10,8 +10,11 @@ class CrawlerConfig(AppConfig):
         from catalog.signals import bookmark_created
         from crawler import download_policy, receivers
         from crawler.sources.config import SETTINGS_KEYS, validate_source_settings
+        from crawler.workers.handlers import CRAWL_KINDS
+        from jobs import kinds
 
         source_settings.register("crawler", SETTINGS_KEYS, validate_source_settings)
         source_settings.register("crawler.download_policy", {download_policy.KEY}, download_policy.validate)
+        kinds.register(*CRAWL_KINDS)
 
         bookmark_created.connect(receivers.enqueue_bookmarked_chapters, dispatch_uid="crawler.bookmark_hook")

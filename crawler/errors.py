@@ -1,17 +1,17 @@
-"""Errors the crawl pipeline raises and the worker loop tells apart (see `crawler.workers.outcomes`)."""
+"""Errors the crawl pipeline raises; the engine settles them by their `jobs.errors` base (`jobs.worker.outcomes`)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from catalog.errors import ImageRejected
+from jobs import errors as engine
 
 __all__ = [
     "CrawlerError",
     "FetchRefused",
     "ImageRefused",
     "ImageRejected",
-    "JobCancelled",
     "NotFound",
     "PermanentError",
     "RetryLater",
@@ -28,13 +28,13 @@ class CrawlerError(Exception):
     """A job failed for a reason worth retrying or dead-lettering (an ordinary failed attempt)."""
 
 
-class SessionExpired(CrawlerError):
+class SessionExpired(CrawlerError, engine.Paused):
     """The source answered with its login wall. Not the job's fault: the worker
     releases the lease, sets the sticky `session_expired` flag and pauses
     session-needing work until an operator refreshes the session."""
 
 
-class StorageFull(CrawlerError):
+class StorageFull(CrawlerError, engine.Held):
     """Free disk space is under CRAWLER_MIN_FREE_DISK (or a page write found the disk full).
 
     Not the job's fault: the worker releases it (no attempt spent) and stops
@@ -42,11 +42,11 @@ class StorageFull(CrawlerError):
     """
 
 
-class SourceUnavailable(CrawlerError):
+class SourceUnavailable(CrawlerError, engine.Unavailable):
     """The source could not be reached (connection refused, 5xx): counts toward the circuit breaker."""
 
 
-class PermanentError(CrawlerError):
+class PermanentError(CrawlerError, engine.PermanentError):
     """A deterministic failure: running the job again cannot succeed until someone changes something.
 
     Dead-lettered at once with its message as the reason, never retried like an
@@ -55,17 +55,13 @@ class PermanentError(CrawlerError):
     """
 
 
-class RetryLater(CrawlerError):
+class RetryLater(CrawlerError, engine.RetryLater):
     """The source asked us to come back later (429/503 with Retry-After).
 
     The job is rescheduled at `until` without burning an attempt; the queue
     bounds how often that may happen to one job, so a source that always says
     "later" still ends in dead-letter with a clear reason.
     """
-
-    def __init__(self, message: str, *, until: datetime) -> None:
-        super().__init__(message)
-        self.until = until
 
 
 class SourceCoolingDown(RetryLater):
@@ -81,7 +77,7 @@ class SourceCoolingDown(RetryLater):
         self.source_id = source_id
 
 
-class SourceBusy(CrawlerError):
+class SourceBusy(CrawlerError, engine.Busy):
     """Other jobs have this source's requests (its tokens or slots): this job gives its thread back.
 
     Not a failure and not the source's "later": the job goes back to the
@@ -127,7 +123,3 @@ class SelectorMatchedNothing(SourceConfigError):
         super().__init__(
             f"source {source_id!r}: settings key {key!r} (selector {selector!r}) matched nothing on {url}{extra}"
         )
-
-
-class JobCancelled(Exception):
-    """Raised inside a handler when its cancel event is set (shutdown, timeout, lost lease)."""

@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 
 from crawler.models import CrawlerState
-from crawler.signals import control_changed
+from jobs.worker.cadence import control_changed
 
 
 def get_state(key: str, default: Any = None) -> Any:

@@ -130,6 +130,7 @@ INSTALLED_APPS = [
     "axes",
     "accounts",
     "catalog",
+    "jobs",
     "crawler",
     "analysis",
     "reader",
@@ -409,7 +410,7 @@ CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES = _positive("CRAWLER_METADATA_MAX_CONS
 CRAWLER_BROWSER_RESTART_THRESHOLD = _positive("CRAWLER_BROWSER_RESTART_THRESHOLD", 3)
 CRAWLER_WORKERS = _positive("CRAWLER_WORKERS", 2)
 # While jobs are short, one lease statement claims concurrency + this many jobs, the rest waiting for a slot
-# (crawler.workers.ahead); 0 disables.
+# (jobs.worker.ahead); 0 disables.
 CRAWLER_LEASE_AHEAD = _non_negative("CRAWLER_LEASE_AHEAD", 6)
 CRAWLER_LEASE_SECS = _positive("CRAWLER_LEASE_SECS", 60)
 CRAWLER_HEARTBEAT_SECS = _positive("CRAWLER_HEARTBEAT_SECS", 20)

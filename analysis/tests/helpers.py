@@ -9,12 +9,12 @@ from threading import Event
 from PIL import Image, ImageDraw, ImageFont
 
 from analysis.handlers import handle_analyze_page
-from crawler import queue
-from crawler.queue import Lease
-from crawler.queue.payloads import AnalyzePage
+from analysis.payloads import AnalyzePage
+from analysis.worker import analyze_worker
 from crawler.status import StatusHandle
 from crawler.workers.handlers import JobContext
-from crawler.workers.roles import analyze_worker
+from jobs import queue
+from jobs.queue import Lease
 
 
 def text_page(text: str = "CHAPTER 2 PAGE 3", size: tuple[int, int] = (800, 1200), fmt: str = "PNG") -> bytes:

@@ -10,11 +10,11 @@ import pytest
 
 from analysis.models import PageAnalysis
 from catalog.models import Chapter, Page, Source
-from crawler import queue
-from crawler.models import Job, JobState
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.status import StatusHandle
-from crawler.workers.handlers import CRAWL_HANDLERS, JobContext
+from crawler.workers.handlers import JobContext
+from jobs import kinds, queue
+from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 
@@ -28,7 +28,7 @@ def crawled_chapter(demo_site_factory, settings) -> Chapter:
     run_metadata_pass(source, status=StatusHandle())
     (content_job,) = queue.lease(["sync_chapter_content"], 1, timedelta(minutes=5))
     context = JobContext(lease=content_job, status=StatusHandle(), cancel=threading.Event())
-    CRAWL_HANDLERS[content_job.kind](content_job.payload, context)
+    kinds.registered()[content_job.kind].handler(content_job.payload, context)
     queue.ack_done(content_job)
     return Chapter.objects.get()
 

@@ -6,11 +6,11 @@ import pytest
 
 from analysis import service
 from analysis.models import PageAnalysis
+from analysis.payloads import AnalyzePage
 from analysis.service import EnqueueForPageOutcome, enqueue_for_page
 from analysis.tests.helpers import lease_one
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

@@ -16,8 +16,8 @@ from analysis.models import PageAnalysis
 from analysis.service import EnqueueForPageOutcome, enqueue_for_page
 from analysis.testing import Reply, completion
 from analysis.tests.helpers import lease_one, run_and_settle, run_handler
-from crawler import queue
-from crawler.models import Job, JobState
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,11 +14,11 @@ from django.utils import timezone
 from analysis.backends.base import AnalysisError
 from analysis.handlers import local_image_path
 from analysis.models import PageAnalysis
+from analysis.payloads import AnalyzePage
 from analysis.service import enqueue_for_page, should_skip
 from analysis.tests.helpers import job_context, lease_one, run_and_settle
-from crawler.errors import JobCancelled
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage
+from jobs.errors import JobCancelled
+from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

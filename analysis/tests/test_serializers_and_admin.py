@@ -8,7 +8,8 @@ from django.utils import timezone
 
 from analysis.models import PageAnalysis
 from analysis.serializers import ChapterAnalysisSummarySerializer, PageAnalysisSerializer, chapter_analysis_summary
-from crawler.models import AuditEvent, Job
+from crawler.models import AuditEvent
+from jobs.models import Job
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

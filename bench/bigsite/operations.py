@@ -91,8 +91,8 @@ def _deep_backlog_cursor(size: Size) -> str:
 
 def _enqueue_with_dedup() -> Callable[[], Any]:
     """50 chapters already in flight (skipped) and 50 new ones, as a chapter sync of a busy manga enqueues."""
-    from crawler import queue
-    from crawler.queue.payloads import SyncChapterContent
+    from crawler.payloads import SyncChapterContent
+    from jobs import queue
 
     def payload(chapter: uuid.UUID) -> SyncChapterContent:
         return SyncChapterContent(source_id="big", chapter_id=chapter, source_chapter_key=str(chapter))
@@ -102,8 +102,8 @@ def _enqueue_with_dedup() -> Callable[[], Any]:
 
 
 def operations(size: Size) -> list[Operation]:
-    from crawler import queue
     from crawler.status.compose import queue_counts
+    from jobs import queue
 
     client = operator_client()
     deep_api_page = max(1, int(size.mangas * 0.9) // 50)
@@ -136,9 +136,9 @@ def operations(size: Size) -> list[Operation]:
         ),
         Operation("reap done (1,000 expired)", lambda: queue.reap_done(7), writes=True),
         Operation(
-            "admin job list, kind filter", _get(client, "/admin/crawler/job/", kind__exact="sync_chapter_content")
+            "admin job list, kind filter", _get(client, "/admin/jobs/job/", kind__exact="sync_chapter_content")
         ),
-        Operation("admin job list, search", _get(client, "/admin/crawler/job/", q=SEARCH)),
+        Operation("admin job list, search", _get(client, "/admin/jobs/job/", q=SEARCH)),
         Operation("admin chapter list", _get(client, "/admin/catalog/chapter/")),
         Operation("API mangas first page", _get(client, "/api/v1/mangas/")),
         Operation("API mangas deep page (90 %)", _get(client, "/api/v1/mangas/", page=deep_api_page)),

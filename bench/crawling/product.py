@@ -120,7 +120,7 @@ def verify_pages(expected: dict[tuple[str, str, int], str], site_digests: dict[s
     from django.db import connection
 
     from catalog.models import Page
-    from crawler.models import Job, JobState
+    from jobs.models import Job, JobState
 
     problems: list[str] = []
     dead = list(Job.objects.filter(state=JobState.DEAD).values_list("kind", "last_error")[:5])

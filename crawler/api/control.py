@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from crawler import control
 from crawler.api import serializers as s
 from crawler.api.base import ControlAPIView
-from crawler.queue import ConfirmationRequired
+from jobs.requeue import ConfirmationRequired
 
 ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 409: s.ErrorSerializer}
 

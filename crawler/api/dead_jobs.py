@@ -10,7 +10,7 @@ from catalog.api.pagination import SeekPagination
 from crawler.api import serializers as s
 from crawler.api.base import StaffOnly
 from crawler.control import backlog
-from crawler.models import Job
+from jobs.models import Job
 
 
 class DeadJobsView(StaffOnly, ListAPIView):

@@ -1,4 +1,4 @@
-"""Guards for the admin crawler surface: `/api/v1/admin/` and `/admin/crawler/`.
+"""Guards for the admin crawler surface: `/api/v1/admin/`, `/admin/crawler/` and the job lists under `/admin/jobs/`.
 
 Two rules on top of authentication, Django's CSRF check and the staff
 permission (seed 001, `admin_csrf_guard` and `admin_no_store_guard`):
@@ -26,7 +26,7 @@ from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-GUARDED_PREFIXES = ("/api/v1/admin/", "/admin/crawler/")
+GUARDED_PREFIXES = ("/api/v1/admin/", "/admin/crawler/", "/admin/jobs/")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 

@@ -17,9 +17,9 @@ from catalog.api.pagination import MAX_PAGE
 from catalog.models import Chapter, Manga, Source
 from crawler import control
 from crawler.control import backlog
-from crawler.models import Job, JobState
-from crawler.queue import RequeueScope
-from crawler.queue.payloads import KINDS
+from jobs import kinds
+from jobs.models import Job, JobState
+from jobs.requeue import RequeueScope
 
 # --- inputs --------------------------------------------------------------------------
 
@@ -103,7 +103,7 @@ class JobListQuery(serializers.Serializer):
 
 class HistoryQuery(JobListQuery):
     state = serializers.ChoiceField(choices=JobState.values, required=False)
-    kind = serializers.ChoiceField(choices=list(KINDS), required=False)
+    kind = serializers.ChoiceField(choices=list(kinds.names()), required=False)
 
 
 class BacklogQuery(JobListQuery):

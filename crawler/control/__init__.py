@@ -27,11 +27,13 @@ from django.views.decorators.debug import sensitive_variables
 
 from catalog.bookmarks import not_downloaded
 from catalog.models import Chapter, Source
-from crawler import queue, runtime
+from crawler import runtime
 from crawler.control import audit
 from crawler.passes.pipeline import enqueue_chapter_content
-from crawler.queue.payloads import MetadataPass, Reconcile
+from crawler.payloads import MetadataPass, Reconcile
 from crawler.sources import limiter
+from jobs import queue
+from jobs import requeue as dead_letter
 
 logger = logging.getLogger(__name__)
 
@@ -184,14 +186,14 @@ def refresh_session(*, actor: Any, phpsessid: str, source_id: str | None = None)
 def requeue(*, actor: Any, scope: str, target: Any = None, confirm: bool = False) -> int:
     """Revive dead jobs in `scope` (all/manga/chapter/job); returns how many became pending.
 
-    `all` without `confirm` raises `queue.ConfirmationRequired` before any change.
+    `all` without `confirm` raises `dead_letter.ConfirmationRequired` before any change.
     """
     with transaction.atomic():
-        revived = queue.requeue_dead(scope, target, confirm=confirm)
+        revived = dead_letter.requeue_dead(scope, target, confirm=confirm)
         audit.record(
             actor,
             "requeue_dead",
-            scope=queue.RequeueScope(scope).value,
+            scope=dead_letter.RequeueScope(scope).value,
             target_id=target or "",
             detail={"requeued": revived},
         )

@@ -20,7 +20,7 @@ from django.db.models import Q, QuerySet
 from catalog.api.seek import order_of
 from catalog.models import Chapter, Manga, Page
 from catalog.search import title_contains
-from crawler.models import IN_FLIGHT_STATES, Job, JobState
+from jobs.models import IN_FLIGHT_STATES, Job, JobState
 
 SYNC_MANGA = "sync_manga"
 

@@ -16,11 +16,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import Chapter, Source
-from crawler import download_policy, queue
+from crawler import download_policy
 from crawler.control import ControlError, audit
-from crawler.models import Job
 from crawler.passes.pipeline import enqueue_chapter_content
-from crawler.queue.payloads import SyncChapterContent
+from crawler.payloads import SyncChapterContent
+from jobs import queue
+from jobs.models import Job
 
 # Chapters handed to the queue per batch when a source switches to `all`.
 ENQUEUE_BATCH = 5000

@@ -18,9 +18,10 @@ from django.utils.dateparse import parse_datetime
 from catalog.models import Chapter, Source
 from crawler.control.sites import next_scheduled_pass
 from crawler.errors import CrawlerError
-from crawler.models import IN_FLIGHT_STATES, CrawlerState, Job, JobState, SourceThrottle
+from crawler.models import CrawlerState, SourceThrottle
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.demo import demo_settings
+from jobs.models import IN_FLIGHT_STATES, Job, JobState
 
 LAST_PASS_PREFIX, LAST_PASS_SUFFIX = "metadata_pass:", ":last_pass"
 

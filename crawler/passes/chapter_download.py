@@ -29,19 +29,12 @@ from django.utils import timezone
 from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream
-from crawler.errors import (
-    CrawlerError,
-    ImageRefused,
-    ImageRejected,
-    JobCancelled,
-    RetryLater,
-    SessionExpired,
-    SourceBusy,
-)
+from crawler.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater, SessionExpired, SourceBusy
 from crawler.events import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
 from crawler.status import StatusHandle
+from jobs.errors import JobCancelled
 
 logger = logging.getLogger(__name__)
 

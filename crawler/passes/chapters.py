@@ -22,9 +22,9 @@ from django.utils import timezone
 
 from catalog.models import Chapter, Manga, Source
 from crawler import download_policy
-from crawler.queue import enqueue_many
-from crawler.queue.payloads import SyncChapterContent
+from crawler.payloads import SyncChapterContent
 from crawler.sources.base import SourceChapter
+from jobs.queue import enqueue_many
 
 logger = logging.getLogger(__name__)
 

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from django.db import connection
 
 from catalog.models import MangaSource, Source
-from crawler.errors import JobCancelled
-from crawler.models import Job, JobState
-from crawler.queue import enqueue_many
-from crawler.queue.payloads import SyncManga
+from crawler.payloads import SyncManga
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
+from jobs.errors import JobCancelled
+from jobs.models import Job, JobState
+from jobs.queue import enqueue_many
 
 logger = logging.getLogger(__name__)
 

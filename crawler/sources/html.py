@@ -20,13 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.parser import HTMLParser
 
-from crawler.errors import (
-    CrawlerError,
-    NotFound,
-    SelectorMatchedNothing,
-    SessionExpired,
-    SourceConfigError,
-)
+from crawler.errors import CrawlerError, NotFound, SelectorMatchedNothing, SessionExpired, SourceConfigError
 from crawler.sources import parsing
 from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
 from crawler.sources.config import HtmlSourceConfig, template_fields

@@ -38,7 +38,7 @@ from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from crawler.errors import JobCancelled, SourceBusy, SourceCoolingDown, SourceUnavailable
+from crawler.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
 from crawler.sources.gate import NOTHING_HELD, Held
 from crawler.sources.politeness import (
@@ -52,6 +52,7 @@ from crawler.sources.politeness import (
     refill,
 )
 from crawler.sources.slots import BUSY, IdleSlots
+from jobs.errors import JobCancelled
 
 logger = logging.getLogger(__name__)
 

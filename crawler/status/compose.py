@@ -16,12 +16,12 @@ from django.db.models import Count
 from django.utils import timezone
 
 from crawler import runtime
-from crawler.models import Job, JobState, WorkerStatus
 from crawler.passes import disk_guard
-from crawler.queue.payloads import KINDS
 from crawler.sources import limiter
 from crawler.status.publish import HEARTBEAT_SECS
 from crawler.status.source_stats import source_stats
+from jobs import kinds
+from jobs.models import Job, JobState, WorkerStatus
 
 # A worker that missed three heartbeats is gone (killed, host down, hung).
 GONE_AFTER = timedelta(seconds=3 * HEARTBEAT_SECS)
@@ -57,7 +57,7 @@ def queue_counts() -> dict[str, Any]:
     `counts[kind]["estimated"]` so the dashboard marks it: what it costs no
     longer grows with the backlog.
     """
-    counts: dict[str, Any] = {kind: {state.value: 0 for state in COUNTED_STATES} for kind in KINDS}
+    counts: dict[str, Any] = {kind: {state.value: 0 for state in COUNTED_STATES} for kind in kinds.names()}
     if connection.vendor != "postgresql":
         rows = Job.objects.filter(state__in=COUNTED_STATES).values_list("kind", "state").annotate(n=Count("id"))
         for kind, state, n in rows.order_by():
@@ -141,7 +141,7 @@ def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, i
         "storage": storage_status(live),
         # Per source: download policy, chapters downloaded / waiting / not wanted, storage (memoised).
         "sources": source_stats(),
-        # Workers that lost their database connection and are retrying (crawler.workers.outage); a worker
+        # Workers that lost their database connection and are retrying (jobs.worker.outage); a worker
         # whose outage outlasts its heartbeat shows it here as its last word, marked gone.
         "database_unavailable": [
             {

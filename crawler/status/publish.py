@@ -29,9 +29,9 @@ from django.conf import settings
 from django.db import DatabaseError, connection, connections
 from django.utils import timezone
 
-from crawler.models import WorkerStatus
 from crawler.signals import notify_status_changed
 from crawler.status import StatusHandle, StatusSnapshot, idle
+from jobs.models import WorkerStatus
 
 logger = logging.getLogger(__name__)
 

@@ -46,7 +46,8 @@ from django.utils import timezone
 from accounts import credentials
 from accounts.lockout import LockedOut
 from crawler.control.operators import can_watch
-from crawler.signals import STATUS_CHANNEL, STATUS_GROUP, can_listen, listen_connection
+from crawler.signals import STATUS_CHANNEL, STATUS_GROUP
+from jobs.wakeup import can_listen, listen_connection
 
 logger = logging.getLogger(__name__)
 
@@ -401,7 +402,7 @@ class StatusBroadcaster:
         """No LISTEN and no channel layer: one small query a second; a moved worker row is a signal."""
         from django.db.models import Count, Max
 
-        from crawler.models import Job, WorkerStatus
+        from jobs.models import Job, WorkerStatus
 
         seen: Any = None
         try:

@@ -26,8 +26,8 @@ def main() -> None:
     import django
 
     django.setup()
-    from crawler import queue
-    from crawler.workers.loop import Worker, WorkerConfig
+    from jobs import queue
+    from jobs.worker.loop import Worker, WorkerConfig
 
     runs = os.open(args.runs, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
 

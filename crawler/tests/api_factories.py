@@ -14,10 +14,12 @@ from django.utils import timezone
 from PIL import Image
 from rest_framework.test import APIClient
 
+from analysis.payloads import AnalyzePage
 from catalog.models import Chapter, Manga, MangaSource, Page, Source, Tag
-from crawler import queue
-from crawler.models import Job
-from crawler.queue.payloads import AnalyzePage, Payload, SyncChapterContent, SyncManga
+from crawler.payloads import SyncChapterContent, SyncManga
+from jobs import queue
+from jobs.models import Job
+from jobs.payloads import Payload
 
 _seq = itertools.count(1)
 

@@ -38,7 +38,7 @@ def _say(line: str) -> None:
 
 
 def drain(batch: int, ack: str, out_path: str) -> None:
-    from crawler import queue
+    from jobs import queue
 
     _say("ready")
     if sys.stdin.readline().strip() != "go":
@@ -56,9 +56,9 @@ def drain(batch: int, ack: str, out_path: str) -> None:
 
 
 def serve() -> None:
-    from crawler import queue
-    from crawler.queue.payloads import AnalyzePage
-    from crawler.signals import can_listen
+    from analysis.payloads import AnalyzePage
+    from jobs import queue, wakeup
+    from jobs.wakeup import can_listen
 
     held = None
     _say("ready")
@@ -75,7 +75,7 @@ def serve() -> None:
         elif command == "enqueue":
             _say(json.dumps({"id": str(queue.enqueue(AnalyzePage(page_id=uuid.uuid4())).id)}))
         elif command == "wait":
-            with queue.JobListener(None) as listener:
+            with wakeup.JobListener(None) as listener:
                 _say(json.dumps({"listening": can_listen()}))
                 started = time.monotonic()
                 woken = listener.wait(float(args[0]))

@@ -8,7 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from catalog.models import Source
-from crawler.models import AuditEvent, Job
+from crawler.models import AuditEvent
+from jobs.models import Job
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,9 @@ from rest_framework.test import APIClient
 
 from crawler import runtime
 from crawler.api.security import is_origin_allowed
-from crawler.models import AuditEvent, Job
+from crawler.models import AuditEvent
 from crawler.tests import api_factories as f
+from jobs.models import Job
 
 BASE = "/api/v1/admin/crawler/"
 SAME_ORIGIN = f.SAME_ORIGIN

@@ -9,11 +9,12 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from analysis.payloads import AnalyzePage
 from analysis.service import EnqueueForPageOutcome
 from crawler import runtime
-from crawler.models import AuditEvent, Job, JobState
-from crawler.queue.payloads import AnalyzePage
+from crawler.models import AuditEvent
 from crawler.tests import api_factories as f
+from jobs.models import Job, JobState
 
 BASE = "/api/v1/admin/crawler/"
 

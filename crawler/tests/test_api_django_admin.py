@@ -12,12 +12,14 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from analysis.payloads import AnalyzePage
 from analysis.service import EnqueueForPageOutcome
 from catalog.models import Chapter
-from crawler.models import AuditEvent, Job, JobState, SourceThrottle
-from crawler.queue.payloads import AnalyzePage, MetadataPass
+from crawler.models import AuditEvent, SourceThrottle
+from crawler.payloads import MetadataPass
 from crawler.sources import limiter
 from crawler.tests import api_factories as f
+from jobs.models import Job, JobState
 
 ORIGIN = {"HTTP_ORIGIN": "http://testserver"}
 
@@ -48,21 +50,21 @@ def test_job_changelist_filters_and_searches_payload_and_manga_titles(admin_clie
     vaga = f.dead_sync_manga("Vagabond")
     content = f.dead_content_job(library["ch1"])
     f.job(MetadataPass(source_id="demo"))
-    page = admin_client.get("/admin/crawler/job/", {"q": "vagabond"})
+    page = admin_client.get("/admin/jobs/job/", {"q": "vagabond"})
     assert page.status_code == 200
     assert list(page.context["cl"].result_list) == [vaga]
-    page = admin_client.get("/admin/crawler/job/", {"q": "berserk"})
+    page = admin_client.get("/admin/jobs/job/", {"q": "berserk"})
     assert list(page.context["cl"].result_list) == [content]
-    page = admin_client.get("/admin/crawler/job/", {"state__exact": "pending", "kind__exact": "metadata_pass"})
+    page = admin_client.get("/admin/jobs/job/", {"state__exact": "pending", "kind__exact": "metadata_pass"})
     assert [j.kind for j in page.context["cl"].result_list] == ["metadata_pass"]
-    assert "Berserk — chapter 1" in admin_client.get("/admin/crawler/job/").content.decode()
+    assert "Berserk — chapter 1" in admin_client.get("/admin/jobs/job/").content.decode()
 
 
 @pytest.mark.sqlite_ok
 def test_requeue_dead_action_revives_selected_and_audits(admin_client, staff, library):
     dead = f.dead_content_job(library["ch1"])
     pending = f.job(MetadataPass(source_id="demo"))
-    act(admin_client, "crawler/job", "requeue_dead", [dead.id, pending.id])
+    act(admin_client, "jobs/job", "requeue_dead", [dead.id, pending.id])
     assert Job.objects.get(id=dead.id).state == JobState.PENDING
     audit = AuditEvent.objects.get(action="requeue_dead")
     assert (audit.actor, audit.scope, audit.target_id) == (staff, "job", str(dead.id))
@@ -71,7 +73,7 @@ def test_requeue_dead_action_revives_selected_and_audits(admin_client, staff, li
 @pytest.mark.sqlite_ok
 def test_release_action_returns_running_job_to_pending_and_bumps_generation(admin_client, library):
     running = f.job(MetadataPass(source_id="demo"), "running", lease_generation=4, attempts=2)
-    act(admin_client, "crawler/job", "release", [running.id])
+    act(admin_client, "jobs/job", "release", [running.id])
     running.refresh_from_db()
     assert (running.state, running.lease_generation, running.attempts) == (JobState.PENDING, 5, 1)
     assert AuditEvent.objects.get(action="release_job").target_id == str(running.id)
@@ -81,7 +83,7 @@ def test_release_action_returns_running_job_to_pending_and_bumps_generation(admi
 def test_force_analyze_action_upgrades_pending_analyze_jobs(admin_client, library):
     pg = f.page(library["ch1"])
     job = f.job(AnalyzePage(page_id=pg.id))
-    act(admin_client, "crawler/job", "force_analyze", [job.id])
+    act(admin_client, "jobs/job", "force_analyze", [job.id])
     job.refresh_from_db()
     assert job.payload["force"] is True
     audit = AuditEvent.objects.get(action="force_analyze")

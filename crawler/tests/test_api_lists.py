@@ -11,9 +11,9 @@ from rest_framework.test import APIClient
 
 from catalog.models import Manga
 from crawler.control import backlog
-from crawler.models import Job
-from crawler.queue.payloads import MetadataPass, SyncChapterContent, SyncChapterList, SyncManga
+from crawler.payloads import MetadataPass, SyncChapterContent, SyncChapterList, SyncManga
 from crawler.tests import api_factories as f
+from jobs.models import Job
 
 BASE = "/api/v1/admin/crawler/"
 

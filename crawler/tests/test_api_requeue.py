@@ -7,9 +7,10 @@ import uuid
 import pytest
 from rest_framework.test import APIClient
 
-from crawler.models import AuditEvent, Job, JobState
-from crawler.queue.payloads import SyncChapterContent
+from crawler.models import AuditEvent
+from crawler.payloads import SyncChapterContent
 from crawler.tests import api_factories as f
+from jobs.models import Job, JobState
 
 URL = "/api/v1/admin/crawler/requeue/"
 

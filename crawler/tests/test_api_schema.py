@@ -10,8 +10,8 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 
+from analysis.payloads import AnalyzePage
 from catalog.models import Chapter
-from crawler.queue.payloads import AnalyzePage
 from crawler.tests import api_factories as f
 
 

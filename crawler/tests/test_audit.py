@@ -5,7 +5,8 @@ from django.db import connection, transaction
 
 from crawler import control
 from crawler.models import AuditEvent
-from crawler.signals import STATUS_CHANNEL, listen_connection
+from crawler.signals import STATUS_CHANNEL
+from jobs.wakeup import listen_connection
 
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY needs PostgreSQL")
 

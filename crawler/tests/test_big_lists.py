@@ -7,9 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from crawler.models import Job
-from crawler.queue.payloads import SyncChapterContent, SyncManga
+from crawler.payloads import SyncChapterContent, SyncManga
 from crawler.tests import api_factories as f
+from jobs.models import Job
 
 BASE = "/api/v1/admin/crawler/"
 
@@ -99,7 +99,7 @@ def test_search_finds_sync_manga_by_payload_title_and_others_by_manga_title(clie
 def test_job_admin_kind_filter_lists_registered_kinds_without_scanning_the_table(admin_client, db):
     f.job(SyncManga(source_id="demo", source_manga_key="v", title="Vinland"))
     with CaptureQueriesContext(connection) as queries:
-        response = admin_client.get("/admin/crawler/job/", {"kind__exact": "sync_manga"})
+        response = admin_client.get("/admin/jobs/job/", {"kind__exact": "sync_manga"})
     assert response.status_code == 200
     assert b"analyze_page" in response.content  # a kind with no job still offered: the registry's list
     assert not [q["sql"] for q in queries if "DISTINCT" in q["sql"].upper()]

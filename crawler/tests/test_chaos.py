@@ -21,10 +21,10 @@ from django.conf import settings
 from django.db.models import Count
 
 from catalog.models import Chapter, Manga, Page, Source
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import MetadataPass
+from crawler.payloads import MetadataPass
 from crawler.tests.worker_processes import wait_until, worker_pool
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = [
     pytest.mark.process,

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from crawler.errors import CrawlerError, ImageRejected, NotFound, SessionExpired, SourceUnavailable
-from crawler.workers.circuit import (
+from jobs.worker.circuit import (
     CircuitState,
     JobTimedOut,
     after_failure,

@@ -9,11 +9,12 @@ import uuid
 import pytest
 from django.core.management import CommandError, call_command
 
+from analysis.payloads import AnalyzePage
 from catalog.models import Manga
 from conftest import REPO_ROOT
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage, MetadataPass, Reconcile, SyncChapterContent, SyncManga
+from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncManga
+from jobs import queue
+from jobs.models import Job, JobState
 
 
 def run(*args: str) -> str:

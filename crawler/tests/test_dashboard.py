@@ -14,9 +14,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from catalog.models import Manga, Source
 from crawler import runtime
-from crawler.models import Job, JobState
-from crawler.queue import enqueue
-from crawler.queue.payloads import SyncManga
+from crawler.payloads import SyncManga
+from jobs.models import Job, JobState
+from jobs.queue import enqueue
 
 DASHBOARD = "/admin/crawler/"
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"

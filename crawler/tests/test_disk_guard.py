@@ -8,7 +8,7 @@ import pytest
 
 from catalog.disk import Floor, Space, below_floor, parse_floor, pause_reason
 from crawler.errors import StorageFull
-from crawler.workers.outcomes import Disposition, disposition
+from jobs.worker.outcomes import Disposition, disposition
 
 GIB = 1024**3
 
@@ -69,11 +69,11 @@ def test_floor_above_free_space_pauses_downloads_with_nothing_failed_and_a_lower
     demo_site_factory, workers, settings
 ):
     from catalog.models import Chapter, Page, Source
-    from crawler.models import Job, WorkerStatus
     from crawler.passes.metadata_pass import run_metadata_pass
     from crawler.status import StatusHandle
     from crawler.status.compose import compose_status
     from crawler.tests.worker_processes import wait_until
+    from jobs.models import Job, WorkerStatus
 
     settings.ANALYSIS_ENABLED = False
     site = demo_site_factory(mangas=1, chapters=(2, 2), pages=(3, 3))

@@ -12,11 +12,12 @@ from catalog.models import Chapter, Manga, Source
 from crawler import download_policy
 from crawler.control import ControlError
 from crawler.control.downloads import set_download_policy
-from crawler.models import AuditEvent, Job
+from crawler.models import AuditEvent
 from crawler.passes.pipeline import sync_chapters
-from crawler.queue import lease, release
 from crawler.sources.base import SourceChapter
 from crawler.status.source_stats import chapter_downloads, download_state
+from jobs.models import Job
+from jobs.queue import lease, release
 
 CONTENT = "sync_chapter_content"
 
@@ -150,8 +151,8 @@ def test_followed_source_crawls_metadata_for_all_and_pages_only_for_bookmarked_m
 ):
     """Real crawl workers: every manga's metadata, cover and chapters; pages for bookmarked ones, also later ones."""
     from catalog.models import Page
-    from crawler.queue import enqueue
-    from crawler.queue.payloads import MetadataPass
+    from crawler.payloads import MetadataPass
+    from jobs.queue import enqueue
 
     site = demo_site_factory(mangas=3, chapters=(2, 2), pages=(2, 2))
     Source.objects.create(

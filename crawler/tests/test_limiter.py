@@ -13,16 +13,18 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from catalog.models import Source
-from crawler import queue
 from crawler.demo_site.throttle import ServerThrottle
-from crawler.errors import JobCancelled, SourceBusy, SourceCoolingDown, SourceUnavailable
-from crawler.models import Job, JobState, SourceSlot, SourceThrottle
-from crawler.queue.payloads import SyncChapterContent
+from crawler.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
+from crawler.models import SourceSlot, SourceThrottle
+from crawler.payloads import SyncChapterContent
 from crawler.sources import get_source, limiter
 from crawler.sources.limiter import SourceLimiter
 from crawler.sources.politeness import Politeness, Verdict
 from crawler.sources.slots import busy_sources
 from crawler.tests.test_worker_loop import make_worker, wait_for_in_flight
+from jobs import queue
+from jobs.errors import JobCancelled
+from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_ok]
 

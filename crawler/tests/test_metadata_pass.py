@@ -14,12 +14,12 @@ from django.core.files.storage import default_storage
 from catalog.models import Chapter, Manga, MangaSource
 from crawler import runtime
 from crawler.errors import SessionExpired, SourceUnavailable
-from crawler.models import Job
 from crawler.passes import metadata_pass
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.passes.reconcile import run_reconcile
 from crawler.sources import get_source
 from crawler.status import StatusHandle
+from jobs.models import Job
 
 pytestmark = pytest.mark.django_db
 

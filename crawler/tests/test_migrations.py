@@ -8,26 +8,11 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from crawler import queue
-from crawler.queue.payloads import AnalyzePage
+from analysis.payloads import AnalyzePage
+from jobs import queue, requeue
 
 BEFORE = [("crawler", "0001_initial")]
 AFTER = [("crawler", "0002_inflight_dedup")]
-
-
-@pytest.fixture
-def migrator():
-    """Migrate crawler to a given node; put every app back on its latest migration afterwards."""
-
-    def migrate(targets):
-        executor = MigrationExecutor(connection)
-        executor.migrate(targets)
-        executor.loader.build_graph()
-        return executor.loader.project_state(targets).apps
-
-    yield migrate
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.sqlite_ok
@@ -77,4 +62,4 @@ def test_inflight_dedup_migration_demotes_all_but_the_oldest_duplicate(migrator)
     assert queue.enqueue(AnalyzePage(page_id=page_id)).skipped
     # And a demoted row is recoverable once the survivor has finished.
     Job.objects.filter(id=oldest).update(state="done")
-    assert queue.requeue_dead("job", pending_dup) == 1
+    assert requeue.requeue_dead("job", pending_dup) == 1

@@ -14,13 +14,13 @@ from django.db.utils import InterfaceError as DjangoInterfaceError
 from django.db.utils import OperationalError as DjangoOperationalError
 from psycopg import errors as pg_errors
 
-from crawler import queue
-from crawler.models import Job, JobState, WorkerStatus
-from crawler.queue.payloads import AnalyzePage
+from analysis.payloads import AnalyzePage
 from crawler.status.compose import compose_status
-from crawler.workers.loop import Worker, WorkerConfig
-from crawler.workers.outage import DatabaseOutage, DatabaseUnavailable, is_connection_lost, retry_delay
-from crawler.workers.outcomes import Disposition, disposition
+from jobs import queue
+from jobs.models import Job, JobState, WorkerStatus
+from jobs.worker.loop import Worker, WorkerConfig
+from jobs.worker.outage import DatabaseOutage, DatabaseUnavailable, is_connection_lost, retry_delay
+from jobs.worker.outcomes import Disposition, disposition
 
 
 def _wrapped(cause: BaseException) -> DjangoOperationalError:

@@ -8,7 +8,6 @@ from crawler.errors import (
     CrawlerError,
     FetchRefused,
     ImageRejected,
-    JobCancelled,
     NotFound,
     RetryLater,
     SessionExpired,
@@ -16,7 +15,8 @@ from crawler.errors import (
     SourceConfigError,
     SourceUnavailable,
 )
-from crawler.workers.outcomes import Disposition, disposition
+from jobs.errors import JobCancelled
+from jobs.worker.outcomes import Disposition, disposition
 
 LATER = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 

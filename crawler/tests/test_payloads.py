@@ -5,17 +5,10 @@ import uuid
 
 import pytest
 
-from crawler.queue.payloads import (
-    KINDS,
-    AnalyzePage,
-    MetadataPass,
-    PayloadError,
-    Reconcile,
-    SyncChapterContent,
-    SyncChapterList,
-    SyncManga,
-    decode,
-)
+from analysis.payloads import AnalyzePage
+from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
+from jobs import kinds
+from jobs.payloads import PayloadError, decode
 
 PAGE = uuid.UUID("0b8a8f0e-7d4c-4a53-9d1e-5d0f3b1a2c01")
 CHAPTER = uuid.UUID("1c9b9f1f-8e5d-4b64-8e2f-6e1f4c2b3d02")
@@ -79,7 +72,7 @@ def test_every_kind_round_trips_through_json(payload):
 
 
 def test_every_kind_has_a_payload_class():
-    assert set(KINDS) == {
+    assert set(kinds.names()) == {
         "sync_manga",
         "sync_chapter_list",
         "sync_chapter_content",

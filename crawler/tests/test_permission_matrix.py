@@ -21,8 +21,9 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from analysis.models import PageAnalysis
-from crawler.models import AuditEvent, Job, JobState, SourceThrottle
+from crawler.models import AuditEvent, SourceThrottle
 from crawler.tests import api_factories as f
+from jobs.models import Job, JobState
 
 PERSONAS = ["anonymous", "user", "watcher", "operator", "superuser"]
 BASE = "/api/v1/admin/crawler/"
@@ -161,9 +162,9 @@ def test_the_sources_page_is_for_operators_only(people, world, persona):
 
 
 ADMIN_ACTIONS = [
-    ("crawler/job", "requeue_dead", "dead"),
-    ("crawler/job", "release", "running"),
-    ("crawler/job", "force_analyze", "analyze"),
+    ("jobs/job", "requeue_dead", "dead"),
+    ("jobs/job", "release", "running"),
+    ("jobs/job", "force_analyze", "analyze"),
     ("crawler/sourcethrottle", "end_cooldown", "throttle"),
     ("catalog/manga", "requeue_chapters", "manga"),
     ("catalog/chapter", "requeue_chapters", "chapter"),

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
-from crawler.models import Job, JobState
 from crawler.status import stream
 from crawler.tests.worker_processes import race_children
+from jobs.models import Job, JobState
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -6,10 +6,10 @@ from decimal import Decimal
 import pytest
 
 from catalog.models import Chapter, Manga, Source
-from crawler.models import Job
 from crawler.passes.pipeline import enqueue_chapter_content, sync_chapters
-from crawler.queue import lease
 from crawler.sources.base import SourceChapter
+from jobs.models import Job
+from jobs.queue import lease
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

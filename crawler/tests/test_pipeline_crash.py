@@ -14,11 +14,12 @@ from django.core.files.storage import default_storage
 
 from catalog.models import Chapter, Page, Source
 from crawler.passes.chapter_download import download_chapter, page_directory
-from crawler.queue import enqueue, lease
-from crawler.queue.payloads import SyncManga
+from crawler.payloads import SyncManga
 from crawler.sources import get_source
 from crawler.status import StatusHandle
-from crawler.workers.handlers import CRAWL_HANDLERS, JobContext
+from crawler.workers.handlers import JobContext
+from jobs import kinds
+from jobs.queue import enqueue, lease
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.process]
 
@@ -57,7 +58,7 @@ def test_download_killed_mid_chapter_is_completed_by_a_rerun_without_duplicates_
     source_row = Source.objects.create(id="demo", name="Demo", kind="demo", base_url=site.base_url)
     enqueue(SyncManga(source_id="demo", source_manga_key="manga-0001", url=site.url("/manga/manga-0001")))
     (job,) = lease(["sync_manga"], 1, timedelta(minutes=5))
-    CRAWL_HANDLERS["sync_manga"](job.payload, JobContext(job, StatusHandle(), threading.Event()))
+    kinds.registered()["sync_manga"].handler(job.payload, JobContext(job, StatusHandle(), threading.Event()))
     chapter = Chapter.objects.get()
     site.faults.slow_secs = 0.2  # a window to kill the child between pages
 

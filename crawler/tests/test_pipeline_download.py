@@ -17,15 +17,17 @@ from PIL import Image
 
 from catalog.copies import copy_name
 from catalog.models import Chapter, Manga, MangaSource, Page
-from crawler.errors import CrawlerError, ImageRefused, JobCancelled, SessionExpired
-from crawler.models import Job
+from crawler.errors import CrawlerError, ImageRefused, SessionExpired
 from crawler.passes import chapter_download
 from crawler.passes.chapter_download import page_directory
-from crawler.queue import enqueue, lease
-from crawler.queue.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
+from crawler.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
 from crawler.status import StatusHandle
-from crawler.workers.handlers import CRAWL_HANDLERS, JobContext
-from crawler.workers.outcomes import Disposition, disposition
+from crawler.workers.handlers import JobContext
+from jobs import kinds
+from jobs.errors import JobCancelled
+from jobs.models import Job
+from jobs.queue import enqueue, lease
+from jobs.worker.outcomes import Disposition, disposition
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +36,7 @@ LEASE = timedelta(minutes=5)
 
 def run_job(lease_, status=None, cancel=None):
     ctx = JobContext(lease=lease_, status=status or StatusHandle(), cancel=cancel or threading.Event())
-    CRAWL_HANDLERS[lease_.kind](lease_.payload, ctx)
+    kinds.registered()[lease_.kind].handler(lease_.payload, ctx)
     return ctx
 
 

@@ -15,11 +15,11 @@ import pytest
 from django.db.models import Sum
 
 from catalog.models import Chapter, Source
-from crawler import queue
 from crawler.demo_site.throttle import ServerThrottle
-from crawler.models import Job, JobState
-from crawler.queue.payloads import MetadataPass, SyncChapterContent
+from crawler.payloads import MetadataPass, SyncChapterContent
 from crawler.tests.worker_processes import wait_until, worker_pool
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 

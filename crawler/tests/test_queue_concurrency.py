@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 
-from crawler import queue
-from crawler.models import Job
-from crawler.queue.payloads import SyncChapterContent
+from crawler.payloads import SyncChapterContent
+from jobs import queue
+from jobs.models import Job
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

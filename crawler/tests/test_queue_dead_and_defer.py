@@ -6,9 +6,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage
+from analysis.payloads import AnalyzePage
+from jobs import queue, requeue
+from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 
@@ -80,5 +80,5 @@ def test_requeue_of_a_dead_job_resets_its_deferrals(settings):
     (again,) = queue.lease(None, 1, LEASE)
     assert queue.defer(again, timezone.now(), "429")
     assert Job.objects.get(id=lease.id).state == JobState.DEAD
-    assert queue.requeue_dead("job", lease.id) == 1
+    assert requeue.requeue_dead("job", lease.id) == 1
     assert Job.objects.get(id=lease.id).deferrals == 0

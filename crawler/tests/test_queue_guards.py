@@ -11,9 +11,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage, SyncChapterContent
+from analysis.payloads import AnalyzePage
+from crawler.payloads import SyncChapterContent
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage
+from analysis.payloads import AnalyzePage
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = [
     pytest.mark.django_db,

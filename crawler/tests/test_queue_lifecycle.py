@@ -7,9 +7,10 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage, MetadataPass, Reconcile, SyncChapterContent, SyncManga
+from analysis.payloads import AnalyzePage
+from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncManga
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

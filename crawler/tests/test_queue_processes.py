@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage
+from analysis.payloads import AnalyzePage
 from crawler.tests.worker_processes import race_children
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = [
     pytest.mark.process,

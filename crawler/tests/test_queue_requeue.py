@@ -6,10 +6,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from analysis.payloads import AnalyzePage
 from catalog.models import Chapter, Manga, Page, Source
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage, SyncChapterContent, SyncChapterList, SyncManga
+from crawler.payloads import SyncChapterContent, SyncChapterList, SyncManga
+from jobs import queue, requeue
+from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 
@@ -51,7 +52,7 @@ def test_requeue_job_scope_revives_one_dead_job_with_fresh_attempts(library):
     target = _dead(AnalyzePage(page_id=library["page"].id))
     untouched = _dead(AnalyzePage(page_id=uuid.uuid4()))
 
-    assert queue.requeue_dead("job", target) == 1
+    assert requeue.requeue_dead("job", target) == 1
 
     row = Job.objects.get(id=target)
     assert row.state == JobState.PENDING
@@ -69,7 +70,7 @@ def test_requeue_chapter_scope_with_several_dead_rows_yields_exactly_one_pending
     page_job = _dead(AnalyzePage(page_id=library["page"].id))
     elsewhere = _dead(_content(library["other_chapter"]))
 
-    assert queue.requeue_dead("chapter", chapter.id) == 2
+    assert requeue.requeue_dead("chapter", chapter.id) == 2
 
     states = _states()
     assert states[newer] == JobState.PENDING  # the newest dead row is the one revived
@@ -86,7 +87,7 @@ def test_requeue_manga_scope_covers_the_manga_its_chapters_and_pages(library):
     page_job = _dead(AnalyzePage(page_id=library["page"].id))
     other_job = _dead(_content(library["other_chapter"]))
 
-    assert queue.requeue_dead("manga", manga.id) == 3
+    assert requeue.requeue_dead("manga", manga.id) == 3
 
     states = _states()
     assert {states[list_job], states[chapter_job], states[page_job]} == {JobState.PENDING}
@@ -95,8 +96,8 @@ def test_requeue_manga_scope_covers_the_manga_its_chapters_and_pages(library):
 
 def test_requeue_all_without_confirm_raises_and_changes_nothing(library):
     dead = _dead(SyncManga(source_id="demo", source_manga_key="gone"))
-    with pytest.raises(queue.ConfirmationRequired, match="confirm"):
-        queue.requeue_dead("all")
+    with pytest.raises(requeue.ConfirmationRequired, match="confirm"):
+        requeue.requeue_dead("all")
     assert Job.objects.get(id=dead).state == JobState.DEAD
 
 
@@ -106,7 +107,7 @@ def test_requeue_all_with_confirm_revives_one_job_per_key(library):
         _dead(payload, minutes_ago=20)
         _dead(payload, minutes_ago=10)
 
-    assert queue.requeue_dead("all", confirm=True) == 3
+    assert requeue.requeue_dead("all", confirm=True) == 3
 
     assert Job.objects.filter(state=JobState.PENDING).count() == 3
     assert Job.objects.filter(state=JobState.DEAD).count() == 0
@@ -121,7 +122,7 @@ def test_requeue_skips_a_key_that_is_already_in_flight(library):
     dead = _dead(payload)
     in_flight = queue.enqueue(payload).id
 
-    assert queue.requeue_dead("job", dead) == 0
+    assert requeue.requeue_dead("job", dead) == 0
 
     assert Job.objects.get(id=dead).state == JobState.DEAD
     assert Job.objects.get(id=in_flight).state == JobState.PENDING
@@ -133,7 +134,7 @@ def test_requeue_bumps_the_generation_so_an_old_lease_stays_dead(library):
     (lease,) = queue.lease(None, 1, timedelta(minutes=1))
     assert queue.ack_failed(lease, "gave up")
 
-    assert queue.requeue_dead("job", job_id) == 1
+    assert requeue.requeue_dead("job", job_id) == 1
 
     (fresh,) = queue.lease(None, 1, timedelta(minutes=1))
     assert fresh.lease_generation > lease.lease_generation + 1
@@ -143,10 +144,10 @@ def test_requeue_bumps_the_generation_so_an_old_lease_stays_dead(library):
 
 def test_requeue_rejects_bad_scopes_and_missing_targets():
     with pytest.raises(ValueError, match="everything"):
-        queue.requeue_dead("everything", confirm=True)
+        requeue.requeue_dead("everything", confirm=True)
     with pytest.raises(ValueError, match="needs a target id"):
-        queue.requeue_dead("chapter")
+        requeue.requeue_dead("chapter")
 
 
 def test_requeue_with_nothing_dead_is_zero(library):
-    assert queue.requeue_dead("manga", library["manga"].id) == 0
+    assert requeue.requeue_dead("manga", library["manga"].id) == 0

@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from crawler import queue
-from crawler.models import Job
-from crawler.queue.payloads import AnalyzePage
+from analysis.payloads import AnalyzePage
+from jobs import queue
+from jobs.models import Job
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

@@ -8,8 +8,9 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 
-from crawler import queue
-from crawler.queue.payloads import AnalyzePage, SyncManga
+from analysis.payloads import AnalyzePage
+from crawler.payloads import SyncManga
+from jobs import queue, requeue, wakeup
 
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY needs PostgreSQL")
 on_sqlite = pytest.mark.skipif(connection.vendor != "sqlite", reason="the polling fallback is SQLite's mode")
@@ -46,7 +47,7 @@ class Producer(threading.Thread):
 @on_postgres
 @pytest.mark.django_db(transaction=True)
 def test_enqueue_notify_wakes_a_waiting_listener():
-    with queue.JobListener(["analyze_page"]) as listener, Producer(lambda: AnalyzePage(page_id=uuid.uuid4())) as p:
+    with wakeup.JobListener(["analyze_page"]) as listener, Producer(lambda: AnalyzePage(page_id=uuid.uuid4())) as p:
         p.go.set()
         assert listener.wait(timeout=30) is True
 
@@ -56,7 +57,7 @@ def test_enqueue_notify_wakes_a_waiting_listener():
 def test_listener_catches_a_job_enqueued_before_it_started_waiting():
     # Open before the empty lease, as a worker does: a job enqueued between
     # the lease and the wait must still wake it.
-    with queue.JobListener(None) as listener:
+    with wakeup.JobListener(None) as listener:
         queue.enqueue(AnalyzePage(page_id=uuid.uuid4()))
         assert listener.wait(timeout=30) is True
 
@@ -64,7 +65,7 @@ def test_listener_catches_a_job_enqueued_before_it_started_waiting():
 @on_postgres
 @pytest.mark.django_db(transaction=True)
 def test_listener_ignores_kinds_it_does_not_lease():
-    with queue.JobListener(["analyze_page"]) as listener:
+    with wakeup.JobListener(["analyze_page"]) as listener:
         queue.enqueue(SyncManga(source_id="demo", source_manga_key="k"))
         assert listener.wait(timeout=0.5) is False
 
@@ -74,7 +75,7 @@ def test_listener_ignores_kinds_it_does_not_lease():
 def test_skipped_enqueue_does_not_notify():
     page = AnalyzePage(page_id=uuid.uuid4())
     queue.enqueue(page)
-    with queue.JobListener(None) as listener:
+    with wakeup.JobListener(None) as listener:
         assert queue.enqueue(page).skipped
         assert listener.wait(timeout=0.5) is False
 
@@ -84,14 +85,14 @@ def test_skipped_enqueue_does_not_notify():
 def test_wait_for_work_returns_when_a_matching_job_arrives():
     with Producer(lambda: AnalyzePage(page_id=uuid.uuid4())) as producer:
         producer.go.set()
-        assert queue.wait_for_work(["analyze_page"], timeout=30) is True
+        assert wakeup.wait_for_work(["analyze_page"], timeout=30) is True
 
 
 @on_postgres
 @pytest.mark.django_db(transaction=True)
 def test_stop_event_ends_a_listener_wait():
     stop = threading.Event()
-    with queue.JobListener(["analyze_page"], stop=stop) as listener:
+    with wakeup.JobListener(["analyze_page"], stop=stop) as listener:
         stop.set()
         assert listener.wait(timeout=30) is False
 
@@ -100,7 +101,7 @@ def test_stop_event_ends_a_listener_wait():
 @pytest.mark.sqlite_ok
 @pytest.mark.django_db
 def test_sqlite_fallback_waits_the_timeout_without_a_listener():
-    with queue.JobListener(["analyze_page"]) as listener:
+    with wakeup.JobListener(["analyze_page"]) as listener:
         queue.enqueue(AnalyzePage(page_id=uuid.uuid4()))
         started = time.monotonic()
         assert listener.wait(timeout=0.2) is False
@@ -113,7 +114,7 @@ def test_sqlite_fallback_waits_the_timeout_without_a_listener():
 def test_sqlite_fallback_wait_is_interrupted_by_stop():
     stop = threading.Event()
     stop.set()
-    with queue.JobListener(None, stop=stop) as listener:
+    with wakeup.JobListener(None, stop=stop) as listener:
         assert listener.wait(timeout=600) is False
 
 
@@ -128,9 +129,9 @@ def _dead_job(kind_payload) -> queue.Lease:
 @pytest.mark.django_db(transaction=True)
 def test_requeue_of_dead_jobs_wakes_idle_workers_of_their_kind():
     _dead_job(AnalyzePage(page_id=uuid.uuid4()))
-    with queue.JobListener(["analyze_page"]) as listener:
+    with wakeup.JobListener(["analyze_page"]) as listener:
         assert listener.wait(timeout=0.3) is False
-        assert queue.requeue_dead("all", confirm=True) == 1
+        assert requeue.requeue_dead("all", confirm=True) == 1
         assert listener.wait(timeout=30) is True
 
 
@@ -139,7 +140,7 @@ def test_requeue_of_dead_jobs_wakes_idle_workers_of_their_kind():
 def test_release_unowned_wakes_idle_workers_so_the_refreshed_job_runs_at_once():
     queue.enqueue(SyncManga(source_id="demo", source_manga_key="k"))
     [lease] = queue.lease(None, 1, timedelta(seconds=30))
-    with queue.JobListener(["sync_manga"]) as listener:
+    with wakeup.JobListener(["sync_manga"]) as listener:
         assert listener.wait(timeout=0.3) is False
         assert queue.release_unowned(lease.id) is True
         assert listener.wait(timeout=30) is True

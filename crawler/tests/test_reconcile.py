@@ -8,13 +8,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from catalog.models import Manga, MangaSource, Source
-from crawler.errors import JobCancelled
-from crawler.models import Job
 from crawler.passes import reconcile
 from crawler.passes.reconcile import run_reconcile
-from crawler.queue import ack_failed, enqueue, lease
-from crawler.queue.payloads import SyncManga
+from crawler.payloads import SyncManga
 from crawler.sources.base import SourceMangaRef
+from jobs.errors import JobCancelled
+from jobs.models import Job
+from jobs.queue import ack_failed, enqueue, lease
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from catalog.models import Source
 from crawler import runtime
-from crawler.models import AuditEvent, Job, SourceThrottle
-from crawler.queue.payloads import MetadataPass
+from crawler.models import AuditEvent, SourceThrottle
+from crawler.payloads import MetadataPass
 from crawler.tests import api_factories as f
+from jobs.models import Job
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,8 @@ from django.conf import settings
 from playwright.sync_api import Browser, Page, expect
 
 from catalog.models import Source
-from crawler.models import AuditEvent, Job
+from crawler.models import AuditEvent
+from jobs.models import Job
 
 SCREENSHOTS = Path(settings.BASE_DIR) / "artifacts" / "screenshots"
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}

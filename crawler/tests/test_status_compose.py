@@ -8,11 +8,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from crawler import queue, runtime
-from crawler.models import WorkerStatus
-from crawler.queue.payloads import KINDS, MetadataPass, SyncChapterContent
+from crawler import runtime
+from crawler.payloads import MetadataPass, SyncChapterContent
 from crawler.status import fetching_metadata, idle, reconciling, walking_list
 from crawler.status.compose import GONE_AFTER, compose_status, most_interesting_phase, queue_counts
+from jobs import kinds, queue
+from jobs.models import WorkerStatus
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 
@@ -116,7 +117,7 @@ def test_queue_counts_are_one_grouped_query_with_zeros_for_every_kind(django_ass
     with django_assert_num_queries(1):
         counts = queue_counts()
 
-    assert set(counts) == set(KINDS)
+    assert set(counts) == set(kinds.names())
     assert counts["sync_chapter_content"] == {"pending": 2, "running": 0, "dead": 0}
     assert counts["metadata_pass"] == {"pending": 0, "running": 1, "dead": 0}
     assert counts["analyze_page"] == {"pending": 0, "running": 0, "dead": 0}

@@ -10,9 +10,9 @@ import time
 import pytest
 from django.db.backends.signals import connection_created
 
-from crawler.models import WorkerStatus
 from crawler.status import StatusHandle, fetching_metadata
 from crawler.status.publish import StatusPublisher
+from jobs.models import WorkerStatus
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -20,9 +20,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from crawler.models import WorkerStatus
 from crawler.status.stream import KEEP_ALIVE, StatusBroadcaster, TtlMemo, default_compose, get_broadcaster
 from crawler.testing.live_server import LiveServer
+from jobs.models import WorkerStatus
 
 STREAM = "/api/v1/admin/crawler/stream/"
 

@@ -13,12 +13,13 @@ import logging
 import pytest
 
 from catalog.models import Chapter, MangaSource
-from crawler import queue, runtime
-from crawler.models import Job, JobState
+from crawler import runtime
 from crawler.passes.metadata_pass import run_metadata_pass
-from crawler.queue.payloads import MetadataPass, SyncManga
+from crawler.payloads import MetadataPass, SyncManga
 from crawler.status import StatusHandle
 from crawler.testing.theme_sites.expect import drain_crawl_worker, madara_source, themesia_source
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from crawler import runtime
-from crawler.models import Job
 from crawler.testing.theme_sites.expect import (
     check_full_crawl,
     crawl,
@@ -20,6 +19,7 @@ from crawler.testing.theme_sites.expect import (
     themesia_source,
 )
 from crawler.testing.theme_sites.madara import MadaraSite
+from jobs.models import Job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

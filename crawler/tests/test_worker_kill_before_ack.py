@@ -1,6 +1,6 @@
 """kill -9 between finishing a batch of jobs and acking it: the jobs run again, none is lost or done twice.
 
-Done acks are batched (`crawler.workers.acks`), so there is a window where
+Done acks are batched (`jobs.worker.acks`), so there is a window where
 handlers have finished but their rows are still `running`. A worker killed in
 that window must cost nothing but a re-run: reclaim returns the rows to
 pending, the next worker runs them again under a new lease generation, and
@@ -21,10 +21,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from crawler import queue
-from crawler.models import Job, JobState
-from crawler.queue.payloads import AnalyzePage
+from analysis.payloads import AnalyzePage
 from crawler.tests.worker_processes import wait_until
+from jobs import queue
+from jobs.models import Job, JobState
 
 pytestmark = [
     pytest.mark.process,

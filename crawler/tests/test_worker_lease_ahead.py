@@ -8,12 +8,13 @@ import uuid
 
 import pytest
 
-from crawler import queue
-from crawler.errors import CrawlerError, JobCancelled, SessionExpired, SourceUnavailable
-from crawler.models import Job, JobState
-from crawler.queue.payloads import SyncChapterContent
+from crawler.errors import CrawlerError, SessionExpired, SourceUnavailable
+from crawler.payloads import SyncChapterContent
 from crawler.tests.test_worker_loop import KIND, enqueue_chapter, make_worker, wait_for_in_flight
-from crawler.workers.ahead import LeaseBuffer, lease_ahead_for, leases_wanted, typical_after
+from jobs import queue
+from jobs.errors import JobCancelled
+from jobs.models import Job, JobState
+from jobs.worker.ahead import LeaseBuffer, lease_ahead_for, leases_wanted, typical_after
 
 # --- pure ----------------------------------------------------------------------------------
 

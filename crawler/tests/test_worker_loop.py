@@ -16,11 +16,15 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from crawler import queue, runtime
-from crawler.errors import CrawlerError, JobCancelled, NotFound, SessionExpired, SourceUnavailable
-from crawler.models import Job, JobState
-from crawler.queue.payloads import SyncChapterContent
-from crawler.workers.loop import Periodic, Worker, WorkerConfig
+from crawler import runtime
+from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
+from crawler.payloads import SyncChapterContent
+from crawler.status import StatusHandle
+from crawler.workers.roles import CrawlHooks
+from jobs import queue
+from jobs.errors import JobCancelled
+from jobs.models import Job, JobState
+from jobs.worker.loop import Periodic, Worker, WorkerConfig
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_ok]
 
@@ -33,10 +37,11 @@ def enqueue_chapter(source_id: str = "demo") -> uuid.UUID:
     return result.id
 
 
-def make_worker(handler, *, clock=None, **overrides) -> Worker:
+def make_worker(handler, *, clock=None, browser_factory=None, **overrides) -> Worker:
+    status = StatusHandle(overrides.get("concurrency", 2))
     options = {
         "concurrency": 2,
-        "session_kinds": frozenset({KIND}),
+        "hooks": CrawlHooks(status, browser_factory=browser_factory),
         "lease_secs": 30,
         "heartbeat_secs": 0.1,
         "job_timeout_secs": 30,
@@ -45,7 +50,7 @@ def make_worker(handler, *, clock=None, **overrides) -> Worker:
         "circuit_cooldown_secs": 60,
         **overrides,
     }
-    return Worker(WorkerConfig(role="test", handlers={KIND: handler}, **options), clock=clock)
+    return Worker(WorkerConfig(role="test", handlers={KIND: handler}, **options), status=status, clock=clock)
 
 
 def wait_for_in_flight(worker: Worker, timeout: float = 10.0) -> None:
@@ -344,7 +349,7 @@ def test_browser_restart_request_reaches_a_running_worker(workers):
     browser = RecordingBrowser()
     worker = workers(lambda payload, ctx: None, browser_factory=lambda: browser)
     worker.boot()
-    worker.shared_browser()
+    worker.hooks.shared_browser()
     worker.step()
     assert browser.restarts == 0
 
@@ -372,11 +377,11 @@ def test_browser_restart_request_does_not_launch_a_browser_that_never_ran(worker
 
     worker = workers(lambda payload, ctx: None, browser_factory=IdleBrowser)
     worker.boot()
-    worker.shared_browser()
+    worker.hooks.shared_browser()
     runtime.request_browser_restart()
     worker.step()
     time.sleep(0.1)
-    assert worker.browser.restarts == 0
+    assert worker.hooks.browser.restarts == 0
 
 
 def test_periodic_duties_run_at_boot_and_then_every_interval(workers):

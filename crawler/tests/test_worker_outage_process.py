@@ -26,11 +26,11 @@ from django.db import connection
 from django.db.models import Count
 
 from catalog.models import Chapter, Page, Source
-from crawler import queue
-from crawler.models import Job, JobState, WorkerStatus
-from crawler.queue.payloads import MetadataPass
+from crawler.payloads import MetadataPass
 from crawler.status.compose import compose_status
 from crawler.tests.worker_processes import wait_until, worker_pool
+from jobs import queue
+from jobs.models import Job, JobState, WorkerStatus
 from mangalord.testing.pgbouncer import start_pgbouncer
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]

@@ -8,9 +8,9 @@ import pytest
 from django.db import connection
 
 from crawler.tests.worker_processes import wait_until
-from crawler.workers.acks import AckBatch, flush_due
-from crawler.workers.cadence import control_due
-from crawler.workers.pool import JobPool, connection_should_close
+from jobs.worker.acks import AckBatch, flush_due
+from jobs.worker.cadence import control_due
+from jobs.worker.pool import JobPool, connection_should_close
 
 
 @pytest.mark.sqlite_ok

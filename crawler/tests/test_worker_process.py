@@ -14,12 +14,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import Chapter, Page
-from crawler import queue, runtime
-from crawler.models import Job, JobState, WorkerStatus
+from crawler import runtime
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.status import StatusHandle
 from crawler.status.compose import GONE_AFTER, compose_status
 from crawler.tests.worker_processes import stored_files, wait_until, worker_pool
+from jobs import queue
+from jobs.models import Job, JobState, WorkerStatus
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 

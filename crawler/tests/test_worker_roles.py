@@ -7,10 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from analysis.worker import analyze_worker
 from catalog.models import Source
-from crawler.models import Job, JobState
-from crawler.queue.payloads import MetadataPass
-from crawler.workers.roles import analyze_worker, crawl_worker, enqueue_due_metadata_passes, metadata_pass_due
+from crawler.payloads import MetadataPass
+from crawler.workers.roles import CrawlHooks, crawl_worker, enqueue_due_metadata_passes, metadata_pass_due
+from jobs.models import Job, JobState
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -41,7 +42,7 @@ def test_crawl_worker_leases_every_crawl_kind_and_never_analysis():
         "sync_manga",
     ]
     assert worker.config.concurrency == 3
-    assert worker.config.session_kinds == frozenset(worker.config.kinds)
+    assert isinstance(worker.config.hooks, CrawlHooks)  # every crawl kind waits out its source's expired session
     assert [duty.name for duty in worker.config.periodic] == ["reap_done"]
     assert [duty.name for duty in crawl_worker().config.periodic] == ["reap_done", "schedule_metadata_pass"]
 

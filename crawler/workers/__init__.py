@@ -1,8 +1,6 @@
-"""The worker processes: the shared lease loop, what each role leases, job handlers, the circuit breaker.
+"""The crawl worker role: its job handlers (`handlers`) and its hooks and builder on the engine (`roles`).
 
-`loop.Worker` is what `crawl_worker` and `analyze_worker` run. Handlers decode
-a payload and call into `crawler.passes`; other apps register theirs through
-`handlers.register_handlers` from their `AppConfig.ready()`. May import every
-other crawler subpackage; nothing outside `crawler.workers` imports the loop
-except management commands and benchmarks.
+Handlers decode a payload and call into `crawler.passes`; the loop itself is
+`jobs.worker.loop`. Nothing outside `crawler.workers` imports it except the
+app config, management commands and benchmarks.
 """

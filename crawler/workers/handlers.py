@@ -10,11 +10,10 @@ wall is not the job's fault).
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from catalog.models import Chapter, Manga, MangaSource, Source
 from crawler import status as phases
@@ -23,12 +22,13 @@ from crawler.passes.disk_guard import ensure_room_for_pages
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.passes.pipeline import download_chapter, process_manga_ref, sync_chapters
 from crawler.passes.reconcile import run_reconcile
-from crawler.queue import Lease
-from crawler.queue.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
+from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
 from crawler.sources import get_source
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
 from crawler.status import StatusHandle
+from jobs.kinds import Kind
+from jobs.worker.hooks import JobContext as EngineContext
 
 if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager
@@ -37,16 +37,14 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class JobContext:
-    """What a handler gets besides its payload.
+class JobContext(EngineContext):
+    """What a crawl handler gets besides its payload: the engine's (lease, status, cancel) and the browser.
 
     `cancel` is set on shutdown, timeout or a lost lease; long handlers check
     it between pages/refs and raise `JobCancelled`.
     """
 
-    lease: Lease
     status: StatusHandle
-    cancel: threading.Event
     browser: BrowserManager | None = None
 
 
@@ -155,10 +153,10 @@ def handle_reconcile(payload: Reconcile, ctx: JobContext) -> None:
         ctx.status.set_phase(phases.idle())
 
 
-CRAWL_HANDLERS: dict[str, Callable[[Any, JobContext], None]] = {
-    SyncManga.kind: handle_sync_manga,
-    SyncChapterList.kind: handle_sync_chapter_list,
-    SyncChapterContent.kind: handle_sync_chapter_content,
-    MetadataPass.kind: handle_metadata_pass,
-    Reconcile.kind: handle_reconcile,
-}
+CRAWL_KINDS: tuple[Kind, ...] = (
+    Kind(SyncManga, handle_sync_manga, role="crawl"),
+    Kind(SyncChapterList, handle_sync_chapter_list, role="crawl"),
+    Kind(SyncChapterContent, handle_sync_chapter_content, role="crawl"),
+    Kind(MetadataPass, handle_metadata_pass, role="crawl"),
+    Kind(Reconcile, handle_reconcile, role="crawl"),
+)

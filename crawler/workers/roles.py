@@ -1,28 +1,38 @@
-"""The two worker roles built on `crawler.workers.loop`: which kinds each leases and what else it does.
+"""The crawl worker role on `jobs.worker.loop`: its hooks, its periodic duties and its builder.
 
-- crawl: chapter downloads, manga/chapter-list syncs, metadata and reconcile
-  passes, `CRAWLER_WORKERS` at once on one shared browser; schedules the
-  periodic metadata pass and reaps old done jobs.
-- analyze: `analyze_page` only, so it never contends with crawl jobs.
+The crawl role runs the kinds `CrawlerConfig.ready()` registers (chapter
+downloads, manga/chapter-list syncs, metadata and reconcile passes),
+`CRAWLER_WORKERS` at once on one shared browser; it schedules the periodic
+metadata pass and reaps old done jobs. `PublishedStatus` (the dashboard's
+status row) is shared with the analyze role (`analysis.worker`).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from crawler import queue, runtime
+from crawler import runtime
 from crawler import status as phases
-from crawler.queue.payloads import MetadataPass
+from crawler.passes.disk_guard import storage_paused
+from crawler.payloads import MetadataPass, SyncChapterContent
+from crawler.sources import limiter
+from crawler.sources.slots import busy_sources
 from crawler.status import StatusHandle
-from crawler.workers.loop import Periodic, Worker, WorkerConfig
-from crawler.workers.registry import handlers_for
+from crawler.status.publish import StatusPublisher
+from jobs import queue
+from jobs.queue import Lease
+from jobs.worker.hooks import RoleHooks
+from jobs.worker.loop import Periodic, Worker, WorkerConfig
 
 logger = logging.getLogger(__name__)
 
@@ -82,29 +92,153 @@ def _browser_manager() -> Any:
     return BrowserManager()
 
 
-def crawl_worker(*, concurrency: int | None = None, schedule: bool = True, **overrides: Any) -> Worker:
-    """The crawl worker. `schedule=False` leaves the periodic metadata pass to someone else (tests, the demo)."""
-    from crawler.workers.handlers import CRAWL_HANDLERS
+class PublishedStatus(RoleHooks):
+    """A role whose worker mirrors its `StatusHandle` into a `WorkerStatus` row for the dashboard."""
 
+    def __init__(self, status: StatusHandle) -> None:
+        self.status = status
+
+    def context(self, lease: Lease, status: Any, cancel: threading.Event) -> Any:
+        from crawler.workers.handlers import JobContext
+
+        return JobContext(lease=lease, status=status, cancel=cancel)
+
+    def extra_flags(self) -> dict[str, Any]:
+        return {}
+
+    def publisher(self, *, role: str, kinds: list[str], call: Callable[..., Any]) -> AbstractContextManager[Any]:
+        return StatusPublisher(self.status, role=role, kinds=kinds, extra_flags=self.extra_flags, call=call)
+
+
+class CrawlHooks(PublishedStatus):
+    """The crawl role: one shared browser, per-source session pauses and cooldowns, browser restarts, the disk guard."""
+
+    def __init__(self, status: StatusHandle, *, browser_factory: Callable[[], Any] | None = _browser_manager) -> None:
+        super().__init__(status)
+        # Builds the shared browser on first use; None for workers that never need one (tests).
+        self.browser_factory = browser_factory
+        self.browser: Any = None
+        self._browser_lock = threading.Lock()
+        self.paused_sources: set[str] = set()
+        self.cooling_sources: set[str] = set()
+        # Why page downloads wait (free disk under CRAWLER_MIN_FREE_DISK), or None: crawler.passes.disk_guard.
+        self.storage_paused: str | None = None
+        self._restart_generation: int | None = None
+
+    def context(self, lease: Lease, status: Any, cancel: threading.Event) -> Any:
+        from crawler.workers.handlers import JobContext
+
+        return JobContext(lease=lease, status=status, cancel=cancel, browser=self.shared_browser())
+
+    def shared_browser(self) -> Any:
+        """The process's one browser manager, built on first use (it launches Chromium lazily itself)."""
+        if self.browser_factory is None:
+            return None
+        with self._browser_lock:
+            if self.browser is None:
+                self.browser = self.browser_factory()
+            return self.browser
+
+    def extra_flags(self) -> dict[str, Any]:
+        browser = self.browser
+        return {"browser": getattr(browser, "state", None)} if browser is not None else {}
+
+    def exclusions(self) -> set[str]:
+        """Sources whose session expired, and those cooling down after a 429/503 (any worker's Retry-After)."""
+        return self.paused_sources | self.cooling_sources
+
+    def momentary_exclusions(self) -> set[str]:
+        """Sources one of this process's jobs just gave back as busy (`SourceBusy`): the threads go to others."""
+        return busy_sources()
+
+    def leasable_kinds(self, kinds: list[str]) -> list[str]:
+        """Every kind, less page downloads while the disk is under its floor."""
+        if self.storage_paused:
+            return [kind for kind in kinds if kind != SyncChapterContent.kind]
+        return kinds
+
+    def on_held(self, lease: Lease, error: BaseException) -> None:
+        """The disk is under its floor (or a write found it full): page downloads wait until there is room."""
+        self._set_storage_paused(str(error))
+
+    def on_paused(self, lease: Lease, error: BaseException) -> None:
+        """The login wall: flag the source's session expired (sticky, in every process) until an operator refreshes it."""
+        source_id = getattr(lease.payload, "source_id", None)
+        if source_id:
+            runtime.set_session_expired(source_id, True)
+
+    def refresh_control(self) -> None:
+        """Pick up what operators changed in any process: session refreshes, cooldowns, browser restarts; the disk's room."""
+        self._set_storage_paused(storage_paused())
+        self._set_paused(set(runtime.expired_sessions()))
+        self.cooling_sources = limiter.cooling_sources()
+        generation = runtime.browser_restart_generation()
+        if self._restart_generation is None or self.browser_factory is None:
+            self._restart_generation = generation  # the first read: requests made before this process started
+            return
+        if generation == self._restart_generation:
+            return
+        self._restart_generation = generation
+        browser = self.browser
+        if browser is None or browser.state == "idle":
+            logger.info("browser restart requested (generation %d); no browser launched here", generation)
+            return
+        logger.info("browser restart requested (generation %d); restarting", generation)
+        # The restart drains the browser's current users first; on its own
+        # thread it does not hold up settling and leasing meanwhile.
+        threading.Thread(target=self._restart_browser, args=(browser,), name="browser-restart", daemon=True).start()
+
+    @staticmethod
+    def _restart_browser(browser: Any) -> None:
+        try:
+            browser.restart()
+        except Exception:  # reported; the browser manager retries on its next use
+            logger.warning("browser restart failed", exc_info=True)
+        finally:
+            connection.close()
+
+    def _set_paused(self, sources: set[str]) -> None:
+        if sources == self.paused_sources:
+            return
+        resumed = self.paused_sources - sources
+        if resumed:
+            logger.info("session refreshed for %s; resuming session work", ",".join(sorted(resumed)))
+        self.paused_sources = sources
+        self.status.set_flag("session_expired", sorted(sources))
+
+    def _set_storage_paused(self, reason: str | None) -> None:
+        if reason == self.storage_paused:
+            return
+        if reason is None:
+            logger.info("disk has room again; resuming page downloads")
+        elif self.storage_paused is None:
+            logger.warning("%s", reason)
+        self.storage_paused = reason
+        self.status.set_flag("storage_paused", reason)
+
+    def close(self) -> None:
+        if self.browser is not None:
+            self.browser.close()
+
+
+def crawl_worker(
+    *,
+    concurrency: int | None = None,
+    schedule: bool = True,
+    browser_factory: Callable[[], Any] | None = _browser_manager,
+    **overrides: Any,
+) -> Worker:
+    """The crawl worker. `schedule=False` leaves the periodic metadata pass to someone else (tests, the demo)."""
     concurrency = concurrency or settings.CRAWLER_WORKERS
     status = StatusHandle(concurrency)
     periodic = [Periodic("reap_done", timedelta(days=1), reap_done_jobs)]
     if schedule:
         periodic.append(Periodic("schedule_metadata_pass", SCHEDULE_CHECK_EVERY, _schedule_metadata_passes(status)))
-    config = WorkerConfig(
-        role="crawl",
-        handlers=CRAWL_HANDLERS,
+    config = WorkerConfig.for_role(
+        "crawl",
         concurrency=concurrency,
-        # Every crawl kind talks to the source, so all of them wait out an expired session.
-        session_kinds=frozenset(CRAWL_HANDLERS),
-        browser_factory=_browser_manager,
+        hooks=CrawlHooks(status, browser_factory=browser_factory),
         periodic=periodic,
         **overrides,
     )
     return Worker(config, status=status)
-
-
-def analyze_worker(*, concurrency: int = 1, **overrides: Any) -> Worker:
-    # The analysis app registers `analyze_page` from its AppConfig.ready().
-    config = WorkerConfig(role="analyze", handlers=handlers_for("analyze"), concurrency=concurrency, **overrides)
-    return Worker(config, status=StatusHandle(concurrency))

@@ -28,10 +28,10 @@ from playwright.sync_api import Browser, expect
 
 from catalog.models import Chapter, Manga, Page
 from conftest import REPO_ROOT
-from crawler.models import Job
 from crawler.testing.live_server import LiveServer, start_daphne
 from crawler.testing.theme_sites.journey import CLEAN_TITLE, COLLIDING_TITLES, journey_catalog
 from crawler.testing.theme_sites.madara import MadaraSite
+from jobs.models import Job
 from reader.tests.conftest import assert_valid_opds
 
 pytestmark = [pytest.mark.process, pytest.mark.browser, pytest.mark.django_db(transaction=True)]

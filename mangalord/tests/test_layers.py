@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-APPS = ("mangalord", "accounts", "catalog", "crawler", "analysis", "reader")
+APPS = ("mangalord", "accounts", "catalog", "jobs", "crawler", "analysis", "reader")
 
 pytestmark = pytest.mark.skipif(shutil.which("lint-imports") is None, reason="import-linter is a dev requirement")
 
@@ -61,9 +61,19 @@ def test_the_tree_keeps_the_contract(tree_copy):
             "catalog is not allowed to import reader",
         ),
         (
-            "crawler/queue/__init__.py",
-            "from crawler.workers import circuit",
-            "crawler.queue is not allowed to import crawler.workers",
+            "jobs/queue.py",
+            "from jobs.worker import circuit",
+            "jobs.queue is not allowed to import jobs.worker",
+        ),
+        (
+            "jobs/worker/loop.py",
+            "from crawler.errors import SessionExpired",
+            "jobs is not allowed to import crawler",
+        ),
+        (
+            "jobs/kinds.py",
+            "from analysis.payloads import AnalyzePage",
+            "jobs is not allowed to import analysis",
         ),
     ],
 )

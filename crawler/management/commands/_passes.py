@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from catalog.models import Source
-from crawler import queue
 from crawler.errors import CrawlerError
 from crawler.status import StatusHandle
+from jobs import queue
 
 
 def target_sources(source_ids: list[str] | None) -> list[Source]:

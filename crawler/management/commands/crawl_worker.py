@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand
 
-from crawler.management.commands._worker_options import add_loop_options, positive_int
 from crawler.workers.roles import crawl_worker
+from jobs.commands import add_loop_options, positive_int
 
 
 class Command(BaseCommand):

@@ -2,8 +2,8 @@
 
 from crawler.errors import CrawlerError
 from crawler.management.commands._passes import PassCommand, run_metadata_pass_with_progress
-from crawler.management.commands._worker_options import positive_int
-from crawler.queue.payloads import MetadataPass
+from crawler.payloads import MetadataPass
+from jobs.commands import positive_int
 
 
 class Command(PassCommand):

@@ -1,7 +1,7 @@
 """`manage.py reconcile`: one list-only reconcile pass in the foreground (fit for cron), or `--enqueue` it."""
 
 from crawler.management.commands._passes import PassCommand, run_reconcile_with_progress
-from crawler.queue.payloads import Reconcile
+from crawler.payloads import Reconcile
 
 
 class Command(PassCommand):

@@ -27,7 +27,7 @@ from django.db.models import Count, Q, Sum
 from rich.console import Console
 
 from crawler.management.commands._passes import progress_display, run_metadata_pass_with_progress
-from crawler.management.commands._worker_options import positive_int
+from jobs.commands import positive_int
 
 DEMO_SOURCE_ID = "demo"
 QUIET_LOGGERS = ("crawler", "analysis", "catalog")
@@ -164,7 +164,7 @@ def drain_with_progress(console: Console, *, analysis: bool) -> None:
         run_in_background(crawl_worker(schedule=False), lambda: update_chapters(progress, chapters))
         if analysis:
             try:
-                from crawler.workers.roles import analyze_worker
+                from analysis.worker import analyze_worker
 
                 worker = analyze_worker(concurrency=settings.CRAWLER_WORKERS)
             except ImportError:
@@ -221,7 +221,7 @@ def update_analysis(progress, task) -> None:
 def library_summary() -> dict[str, Any]:
     from analysis.models import PageAnalysis
     from catalog.models import Chapter, Manga, Page
-    from crawler.models import Job, JobState
+    from jobs.models import Job, JobState
 
     analyses = PageAnalysis.objects.aggregate(
         total=Count("id"),

@@ -25,7 +25,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Collection
 
-from crawler.queue import Lease
+from jobs.queue import Lease
 
 # Moving-average weight of the newest job's run time.
 TYPICAL_WEIGHT = 0.2

@@ -6,11 +6,12 @@ failure is settled the same way by every loop and is tested without one:
 | handler outcome                  | disposition | queue call                       |
 |----------------------------------|-------------|----------------------------------|
 | returned                         | DONE        | `ack_done` (batched)             |
-| `SessionExpired` (login wall)    | PAUSE       | `release`, flag and pause source |
-| `StorageFull`, or a write that   | HOLD        | `release`, pause page downloads  |
-| found the disk full (ENOSPC)     |             | until there is room again        |
+| `Paused` (a login wall)          | PAUSE       | `release`, the role's `on_paused`|
+| `Held` (free disk under its      | HOLD        | `release`, the role's `on_held`  |
+| floor), a write that found the   |             | (it holds back the kinds that    |
+| disk full (ENOSPC)               |             | need the room)                   |
 | `JobCancelled` (not by the loop) | RELEASE     | `release`                        |
-| `SourceBusy` (others have it)    | RELEASE     | `release`                        |
+| `Busy` (taken by others now)     | RELEASE     | `release`                        |
 | lost database connection         | RELEASE     | `release` (an outage of ours)    |
 | `RetryLater` (Retry-After)       | DEFER       | `defer` until the given time     |
 | `PermanentError` (deterministic: | DEAD        | `ack_dead` with the reason       |
@@ -23,8 +24,8 @@ from __future__ import annotations
 import enum
 import errno
 
-from crawler.errors import JobCancelled, PermanentError, RetryLater, SessionExpired, SourceBusy, StorageFull
-from crawler.workers.outage import is_connection_lost
+from jobs.errors import Busy, Held, JobCancelled, Paused, PermanentError, RetryLater
+from jobs.worker.outage import is_connection_lost
 
 
 class Disposition(enum.Enum):
@@ -41,11 +42,11 @@ def disposition(error: BaseException | None) -> Disposition:
     """How to settle a job whose handler finished with `error` (None: it returned)."""
     if error is None:
         return Disposition.DONE
-    if isinstance(error, SessionExpired):
+    if isinstance(error, Paused):
         return Disposition.PAUSE
-    if isinstance(error, StorageFull) or (isinstance(error, OSError) and error.errno == errno.ENOSPC):
+    if isinstance(error, Held) or (isinstance(error, OSError) and error.errno == errno.ENOSPC):
         return Disposition.HOLD
-    if isinstance(error, (JobCancelled, SourceBusy)) or is_connection_lost(error):
+    if isinstance(error, (JobCancelled, Busy)) or is_connection_lost(error):
         return Disposition.RELEASE
     if isinstance(error, RetryLater):
         return Disposition.DEFER

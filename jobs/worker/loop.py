@@ -2,22 +2,22 @@
 
 A `Worker` leases jobs of its kinds in one statement: its free slots, or
 while jobs are short a whole batch with the rest held for the next free
-slots (`crawler.workers.ahead`); runs them on a bounded pool of long-lived
-job threads (`crawler.workers.pool`: one persistent connection each; a
+slots (`jobs.worker.ahead`); runs them on a bounded pool of long-lived
+job threads (`jobs.worker.pool`: one persistent connection each; a
 thread whose job succeeded starts the next held lease itself, `_follow_up`)
 with a cancel event per job, heartbeats every lease it holds in one
 statement (`renew_many`), and finishes each one by its lease generation:
 
-- the handler returned -> acked done in a batch (`crawler.workers.acks`):
+- the handler returned -> acked done in a batch (`jobs.worker.acks`):
   with the next lease statement (`ack_done_many_and_lease`), or on its own
   with `ack_done_many` when no slot is free and the batch is full or a few
   milliseconds old, and always before shutdown releases anything;
 - it raised -> `ack_failed` (backoff, or dead at `max_attempts`);
-- it raised `SessionExpired` -> `release` (the login wall is not the job's
-  fault), the sticky per-source flag is set, and that source's jobs stay
-  unleased until an operator refreshes the session (the flag is cleared by
-  `runtime.store_session_cookie` or a browser restart, in any process);
-  other sources keep crawling;
+- it raised `jobs.errors.Paused` (the crawler's login wall) -> `release`
+  (not the job's fault), then the role's `on_paused` hook (the crawler sets
+  the sticky per-source session flag) and the controls are reread at once,
+  so that source's jobs stay unleased until an operator acts; other sources
+  keep going;
 - it ran past `job_timeout` -> cancel event set, `ack_failed("timed out...")`;
 - its heartbeat found the lease gone (released by an operator, reclaimed) ->
   cancel event set and the job is dropped without any ack: the row belongs
@@ -25,19 +25,19 @@ statement (`renew_many`), and finishes each one by its lease generation:
 - the worker is stopping (SIGTERM/SIGINT) -> cancel event set and `release`,
   so shutdown never costs an attempt.
 
-Outage-shaped failures feed a circuit breaker (`crawler.workers.circuit`) that pauses
+Outage-shaped failures feed a circuit breaker (`jobs.worker.circuit`) that pauses
 leasing for a cool-down instead of burning every queued job's attempts.
 
 A lost database connection in any step (lease, ack, renew, release, control
 reads, LISTEN, the status row) is an outage of our own, not the job's: the
 step is retried with capped backoff until the database is back
-(`crawler.workers.outage`), the process stays up, acks wait in memory, and
+(`jobs.worker.outage`), the process stays up, acks wait in memory, and
 the first step after the outage renews every held lease before leasing more.
 A job whose handler lost the connection is released (no attempt burnt).
 
-Operator controls (pause flags, browser restarts) and periodic duties are
+Operator controls (the role's `refresh_control` hook: pause flags, browser restarts) and periodic duties are
 queries, read at most once a second or at once when marked stale
-(`crawler.workers.cadence`), not on every step; the breaker is in memory.
+(`jobs.worker.cadence`), not on every step; the breaker is in memory.
 
 `step()` does one unit of work and says whether it leased anything, so tests
 drive the loop one step at a time; `run()` is the long-lived loop around it.
@@ -54,7 +54,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -63,29 +63,22 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from crawler import queue, runtime
-from crawler.errors import RetryLater
-from crawler.passes.disk_guard import storage_paused
-from crawler.queue import Lease
-from crawler.queue.payloads import SyncChapterContent
-from crawler.signals import control_changed
-from crawler.sources import limiter
-from crawler.sources.slots import busy_sources
-from crawler.status import StatusHandle
-from crawler.status.publish import StatusPublisher
-from crawler.workers import circuit
-from crawler.workers.acks import AckBatch
-from crawler.workers.ahead import LeaseBuffer, lease_ahead_for, leases_wanted, typical_after
-from crawler.workers.cadence import Cadence
-from crawler.workers.outage import FLAG as OUTAGE_FLAG
-from crawler.workers.outage import DatabaseOutage, DatabaseUnavailable, is_connection_lost
-from crawler.workers.outcomes import Disposition, disposition
-from crawler.workers.pool import ConnectionKeeper, JobPool
+from jobs import kinds, queue, wakeup
+from jobs.errors import RetryLater
+from jobs.queue import Lease
+from jobs.worker import circuit
+from jobs.worker.acks import AckBatch
+from jobs.worker.ahead import LeaseBuffer, lease_ahead_for, leases_wanted, typical_after
+from jobs.worker.cadence import Cadence, control_changed
+from jobs.worker.hooks import Flags, RoleHooks
+from jobs.worker.outage import FLAG as OUTAGE_FLAG
+from jobs.worker.outage import DatabaseOutage, DatabaseUnavailable, is_connection_lost
+from jobs.worker.outcomes import Disposition, disposition
+from jobs.worker.pool import ConnectionKeeper, JobPool
 
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Any, Any], Any]
-ContextFactory = Callable[..., Any]
 
 # How long shutdown waits for cancelled handlers to return before exiting anyway.
 SHUTDOWN_GRACE_SECS = 5.0
@@ -95,7 +88,7 @@ SHUTDOWN_GRACE_SECS = 5.0
 ACK_BATCH = 10
 ACK_DELAY_SECS = 0.005
 # Batches claimed ahead of free slots, only while jobs typically finish within
-# LEASE_AHEAD_MAX_JOB_SECS (`crawler.workers.ahead`).
+# LEASE_AHEAD_MAX_JOB_SECS (`jobs.worker.ahead`).
 LEASE_AHEAD_MAX_JOB_SECS = 0.1
 
 
@@ -114,28 +107,37 @@ class WorkerConfig:
     role: str
     handlers: Mapping[str, Handler]
     concurrency: int = 1
-    # Kinds that talk to a source and so stop while a session is expired.
-    session_kinds: frozenset[str] = frozenset()
+    # What the role adds: handler context, pauses, status row, a browser (`jobs.worker.hooks`).
+    hooks: RoleHooks = field(default_factory=RoleHooks)
+    # Per-kind job timeouts where a kind declared its own (`jobs.kinds.Kind.timeout_secs`).
+    timeouts: Mapping[str, float] = field(default_factory=dict)
     lease_secs: float = field(default_factory=lambda: float(settings.CRAWLER_LEASE_SECS))
     heartbeat_secs: float = field(default_factory=lambda: float(settings.CRAWLER_HEARTBEAT_SECS))
     job_timeout_secs: float = field(default_factory=lambda: float(settings.CRAWLER_JOB_TIMEOUT_SECS))
     poll_secs: float = field(default_factory=lambda: float(settings.CRAWLER_POLL_SECS))
     circuit_threshold: int = field(default_factory=lambda: settings.CRAWLER_CIRCUIT_BREAKER_THRESHOLD)
     circuit_cooldown_secs: float = field(default_factory=lambda: float(settings.CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS))
-    # Builds the shared browser on first use; None for workers that never need one.
-    browser_factory: Callable[[], Any] | None = None
     periodic: Sequence[Periodic] = ()
-    # Builds the handler's context; defaults to `crawler.workers.handlers.JobContext`.
-    context_factory: ContextFactory | None = None
     conn_max_age_secs: float = field(default_factory=lambda: float(settings.CRAWLER_CONN_MAX_AGE_SECS))
     ack_batch: int = ACK_BATCH
     ack_delay_secs: float = ACK_DELAY_SECS
     lease_ahead: int = field(default_factory=lambda: settings.CRAWLER_LEASE_AHEAD)
     lease_ahead_max_job_secs: float = LEASE_AHEAD_MAX_JOB_SECS
 
+    @classmethod
+    def for_role(cls, role: str, **options: Any) -> WorkerConfig:
+        """The config of a worker that runs every kind registered for `role` (`jobs.kinds`)."""
+        registered = kinds.for_role(role)
+        timeouts = {name: kind.timeout_secs for name, kind in registered.items() if kind.timeout_secs is not None}
+        handlers = {name: kind.handler for name, kind in registered.items()}
+        return cls(role=role, handlers=handlers, timeouts=timeouts, **options)
+
     @property
     def kinds(self) -> list[str]:
         return list(self.handlers)
+
+    def timeout_for(self, kind: str) -> float:
+        return self.timeouts.get(kind, self.job_timeout_secs)
 
 
 @dataclass
@@ -162,21 +164,20 @@ def _source_id(lease: Lease) -> str | None:
 
 class Worker:
     def __init__(
-        self, config: WorkerConfig, *, status: StatusHandle | None = None, clock: Callable[[], datetime] | None = None
+        self, config: WorkerConfig, *, status: Any = None, clock: Callable[[], datetime] | None = None
     ) -> None:
         self.config = config
-        self.status = status or StatusHandle(config.concurrency)
+        self.hooks = config.hooks
+        # Anything with `set_flag(name, value)`: the role's status handle, or the loop's own flags.
+        self.status = status if status is not None else Flags()
         self.clock = clock or timezone.now
         self.stop_event = threading.Event()
         # Set by finished jobs, NOTIFY and stop: cuts the idle wait short.
         self.wake = threading.Event()
         self.in_flight: dict[Any, InFlight] = {}
         self.breaker = circuit.CircuitState()
-        self.paused_sources: set[str] = set()
-        # Why page downloads wait (free disk under CRAWLER_MIN_FREE_DISK), or None: crawler.passes.disk_guard.
-        self.storage_paused: str | None = None
-        self.cooling_sources: set[str] = set()
-        self.browser: Any = None
+        # Sources the role keeps out of leasing now (expired sessions, cooldowns), read with the controls.
+        self.excluded: set[str] = set()
         self.acks = AckBatch(config.ack_batch, config.ack_delay_secs)
         self.buffered = LeaseBuffer()
         # Moving average of handler run times: lease-ahead is on only while it is short.
@@ -189,10 +190,8 @@ class Worker:
         )
         self.control = Cadence()
         self._connection = ConnectionKeeper(config.conn_max_age_secs)
-        self._browser_lock = threading.Lock()
         # Job threads start buffered jobs themselves (`_follow_up`); shutdown's release takes this too.
         self._start_lock = threading.Lock()
-        self._restart_generation = 0
         self._published_circuit: str | None = None
         self._heartbeat: threading.Thread | None = None
         self._heartbeat_stop = threading.Event()
@@ -208,8 +207,10 @@ class Worker:
         reclaimed = self.outage.call("reclaim", queue.reclaim_orphaned)
         if reclaimed:
             logger.info("worker boot: reclaimed %d orphaned job(s) role=%s", reclaimed, self.config.role)
-        self._restart_generation = self.outage.call("control", runtime.browser_restart_generation)
         control_changed.connect(self._on_control_changed, dispatch_uid=f"worker-{id(self)}", weak=False)
+        # What operators asked before this worker started is the baseline (a browser restart requested
+        # then is not this worker's to honour); what the role keeps out applies from the first lease.
+        self.outage.call("control", self.refresh_control)
         self._heartbeat_stop.clear()
         self._heartbeat = threading.Thread(target=self._heartbeat_loop, name="lease-heartbeat", daemon=True)
         self._heartbeat.start()
@@ -252,11 +253,10 @@ class Worker:
         if self._heartbeat is not None:
             self._heartbeat.join(timeout=grace_secs)
         control_changed.disconnect(dispatch_uid=f"worker-{id(self)}")
-        if self.browser is not None:
-            try:
-                self.browser.close()
-            except Exception:
-                logger.warning("shutdown: closing the browser failed", exc_info=True)
+        try:
+            self.hooks.close()
+        except Exception:
+            logger.warning("shutdown: the %s role's close failed", self.config.role, exc_info=True)
 
     def _given_up(self, write: Callable[[], Any], what: str) -> bool:
         """Run a shutdown write once; during an outage log what is left to the lease rules. True if written."""
@@ -295,8 +295,8 @@ class Worker:
             self.run_periodic()
             if excluded := self.lease_exclusions():
                 self.give_back_buffered(lambda lease: _source_id(lease) in excluded, "source paused or cooling")
-            if self.storage_paused:
-                self.give_back_buffered(lambda lease: lease.kind == SyncChapterContent.kind, "disk under its floor")
+            if held := set(self.config.kinds) - set(self.leasable_kinds()):
+                self.give_back_buffered(lambda lease: lease.kind in held, "its kind is held (hooks.leasable_kinds)")
         if self.stop_event.is_set() or circuit.is_open(self.breaker, self.clock()):
             if not self.stop_event.is_set():  # stopping: shutdown gives the buffer back
                 self.give_back_buffered(lambda _lease: True, "circuit open")
@@ -332,7 +332,7 @@ class Worker:
         return bool(leases) or started > 0
 
     def lease_ahead(self) -> int:
-        """How many leases may wait for a slot now (`crawler.workers.ahead.lease_ahead_for`)."""
+        """How many leases may wait for a slot now (`jobs.worker.ahead.lease_ahead_for`)."""
         return lease_ahead_for(
             self.config.lease_ahead, self.typical_job_secs, max_job_secs=self.config.lease_ahead_max_job_secs
         )
@@ -366,21 +366,19 @@ class Worker:
         logger.info("buffered lease released job=%s kind=%s (%s; attempt refunded)", lease.id, lease.kind, reason)
 
     def leasable_kinds(self) -> list[str]:
-        """The kinds to lease now: all of this worker's, less page downloads while the disk is under its floor."""
-        if self.storage_paused:
-            return [kind for kind in self.config.kinds if kind != SyncChapterContent.kind]
-        return self.config.kinds
+        """The kinds to lease now: this worker's, less those its role holds back (e.g. downloads on a full disk)."""
+        return self.hooks.leasable_kinds(self.config.kinds)
 
     def lease_exclusions(self) -> set[str]:
         """Source ids whose jobs this worker must not lease now: the one place leasing leaves sources out.
 
-        The sources whose session expired, and those cooling down after a
-        429/503 (any worker's Retry-After); both are read with the other
-        controls (`refresh_control`), so other sources keep crawling. And,
-        for a moment, the sources one of this process's jobs gave back as
-        busy (`SourceBusy`): their requests are spoken for, the threads go to others.
+        What the role's hooks said at the last control read (`refresh_control`):
+        for the crawler, sources whose session expired or that are cooling
+        down after a 429/503, so other sources keep going; and what they say
+        now about sources spoken for a moment (the crawler: sources one of its
+        jobs gave back as busy, so the threads go to others).
         """
-        return self.paused_sources | self.cooling_sources | busy_sources()
+        return self.excluded | self.hooks.momentary_exclusions()
 
     def idle_wait_secs(self) -> float:
         """How long the loop may wait for a wake-up before something needs its attention."""
@@ -407,7 +405,7 @@ class Worker:
                 with self.publisher():
                     try:
                         self.boot()
-                        listener = queue.JobListener(self.config.kinds)
+                        listener = wakeup.JobListener(self.config.kinds)
                         self.outage.call("listen", listener.open)
                         try:
                             with self._notify_pump(listener):
@@ -442,7 +440,7 @@ class Worker:
             self.wake.wait(self.idle_wait_secs())
 
     @contextmanager
-    def _notify_pump(self, listener: queue.JobListener) -> Iterator[None]:
+    def _notify_pump(self, listener: wakeup.JobListener) -> Iterator[None]:
         """A thread that turns the listener's NOTIFY wake-ups into `self.wake` while the loop runs.
 
         The loop itself waits on `self.wake` alone, so a finished job wakes it
@@ -491,9 +489,9 @@ class Worker:
     def _start(self, lease: Lease, handler: Handler) -> Callable[[], Any]:
         """Register `lease` as running from now (its deadline counts from here); the task that runs it."""
         cancel = threading.Event()
-        job = InFlight(lease, cancel, time.monotonic() + self.config.job_timeout_secs)
+        job = InFlight(lease, cancel, time.monotonic() + self.config.timeout_for(lease.kind))
         self.in_flight[lease.id] = job
-        context = self._context(lease, cancel)
+        context = self.hooks.context(lease, self.status, cancel)
         logger.info("job start job=%s kind=%s attempt=%d/%d", lease.id, lease.kind, lease.attempts, lease.max_attempts)
         return lambda: self._run_job(job, handler, context)
 
@@ -519,23 +517,6 @@ class Worker:
             if lease is None:
                 return None
             return self._start(lease, self.config.handlers[lease.kind])
-
-    def _context(self, lease: Lease, cancel: threading.Event) -> Any:
-        factory = self.config.context_factory
-        if factory is None:
-            from crawler.workers.handlers import JobContext
-
-            factory = JobContext
-        return factory(lease=lease, status=self.status, cancel=cancel, browser=self.shared_browser())
-
-    def shared_browser(self) -> Any:
-        """The process's one browser manager, built on first use (it launches Chromium lazily itself)."""
-        if self.config.browser_factory is None:
-            return None
-        with self._browser_lock:
-            if self.browser is None:
-                self.browser = self.config.browser_factory()
-            return self.browser
 
     def _run_job(self, job: InFlight, handler: Handler, context: Any) -> Callable[[], Any] | None:
         """Run one job on a pool thread (on its persistent connection); returns the next job to run there, if any."""
@@ -605,27 +586,29 @@ class Worker:
         self.flush_acks()
 
     def _settle(self, lease: Lease, error: BaseException | None) -> None:
-        """Settle by the table in `crawler.workers.outcomes`; a done job joins the ack batch."""
+        """Settle by the table in `jobs.worker.outcomes`; a done job joins the ack batch."""
         outcome = disposition(error)
         if outcome is Disposition.DONE:
             self.acks.add(lease)
             self.breaker = circuit.after_success(self.breaker)
         elif outcome is Disposition.PAUSE:
             self.outage.call("release", queue.release, lease)
-            source_id = _source_id(lease)
-            if source_id:
-                self.outage.call("status", runtime.set_session_expired, source_id, True)
-                self._set_paused({*self.paused_sources, source_id})
+            assert error is not None
+            self.outage.call("status", self.hooks.on_paused, lease, error)
+            # Reread at once what the role now keeps out, so no other job of that source starts meanwhile.
+            self.outage.call("control", self.refresh_control)
             logger.warning(
-                "job released job=%s kind=%s source=%s: session expired; pausing session work until refreshed",
+                "job released job=%s kind=%s source=%s: %s; its source is paused until an operator acts",
                 lease.id,
                 lease.kind,
-                source_id,
+                _source_id(lease),
+                error,
             )
         elif outcome is Disposition.HOLD:
             # The disk is under its floor (or a write found it full): not the job's fault.
             self.outage.call("release", queue.release, lease)
-            self._set_storage_paused(str(error))
+            assert error is not None
+            self.outage.call("status", self.hooks.on_held, lease, error)
             logger.warning("job released job=%s kind=%s: %s", lease.id, lease.kind, error)
         elif outcome is Disposition.RELEASE:
             # Cancelled by something other than this loop (which settles the
@@ -687,7 +670,7 @@ class Worker:
                     continue
                 job.settled = True
             job.cancel.set()
-            timeout = self.config.job_timeout_secs
+            timeout = self.config.timeout_for(job.lease.kind)
             self.typical_job_secs = typical_after(self.typical_job_secs, timeout)  # long jobs: stop leasing ahead
             self.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
 
@@ -757,54 +740,9 @@ class Worker:
     # --- control and periodic duties ------------------------------------------------------
 
     def refresh_control(self) -> None:
-        """Pick up what operators changed in any process: session refreshes and browser restarts; the disk's room."""
-        if SyncChapterContent.kind in self.config.kinds:
-            self._set_storage_paused(storage_paused())
-        if self.config.session_kinds:
-            self._set_paused(set(runtime.expired_sessions()))
-            self.cooling_sources = limiter.cooling_sources()
-        if self.config.browser_factory is None:
-            return
-        generation = runtime.browser_restart_generation()
-        if generation == self._restart_generation:
-            return
-        self._restart_generation = generation
-        browser = self.browser
-        if browser is None or browser.state == "idle":
-            logger.info("browser restart requested (generation %d); no browser launched here", generation)
-            return
-        logger.info("browser restart requested (generation %d); restarting", generation)
-        # The restart drains the browser's current users first; on its own
-        # thread it does not hold up settling and leasing meanwhile.
-        threading.Thread(target=self._restart_browser, args=(browser,), name="browser-restart", daemon=True).start()
-
-    @staticmethod
-    def _restart_browser(browser: Any) -> None:
-        try:
-            browser.restart()
-        except Exception:  # reported; the browser manager retries on its next use
-            logger.warning("browser restart failed", exc_info=True)
-        finally:
-            connection.close()
-
-    def _set_paused(self, sources: set[str]) -> None:
-        if sources == self.paused_sources:
-            return
-        resumed = self.paused_sources - sources
-        if resumed:
-            logger.info("session refreshed for %s; resuming session work", ",".join(sorted(resumed)))
-        self.paused_sources = sources
-        self.status.set_flag("session_expired", sorted(sources))
-
-    def _set_storage_paused(self, reason: str | None) -> None:
-        if reason == self.storage_paused:
-            return
-        if reason is None:
-            logger.info("disk has room again; resuming page downloads")
-        elif self.storage_paused is None:
-            logger.warning("%s", reason)
-        self.storage_paused = reason
-        self.status.set_flag("storage_paused", reason)
+        """Pick up what operators changed in any process, through the role's hooks."""
+        self.hooks.refresh_control()
+        self.excluded = set(self.hooks.exclusions())
 
     def _publish_circuit(self) -> None:
         until = self.breaker.open_until
@@ -848,13 +786,6 @@ class Worker:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
-    @contextmanager
-    def publisher(self) -> Iterator[StatusPublisher]:
-        def extra_flags() -> dict[str, Any]:
-            browser = self.browser
-            return {"browser": getattr(browser, "state", None)} if browser is not None else {}
-
-        with StatusPublisher(
-            self.status, role=self.config.role, kinds=self.config.kinds, extra_flags=extra_flags, call=self.outage.call
-        ) as p:
-            yield p
+    def publisher(self) -> AbstractContextManager[Any]:
+        """The role's status publisher around the worker's life; its first write rides out an outage."""
+        return self.hooks.publisher(role=self.config.role, kinds=self.config.kinds, call=self.outage.call)

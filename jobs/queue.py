@@ -1,8 +1,7 @@
 """The persistent job queue over `crawler_jobs`: the only code that writes job state.
 
-Subpackage `crawler.queue`: this module (the queue API), `payloads` (the typed
-job records). It stands on `crawler.models`, `crawler.signals` and
-`crawler.errors` alone; everything else in the crawler may import it.
+It stands on `jobs.models` and `jobs.payloads` alone. Dead-letter requeue is
+`jobs.requeue`, the LISTEN side of wake-ups `jobs.wakeup`.
 
 Workers `lease` rows, heartbeat with `renew` (`renew_many` for all they hold), and finish with `ack_done`,
 `ack_failed` or `release`. Every finishing call is a compare-and-set on
@@ -23,24 +22,21 @@ import enum
 import json
 import logging
 import random
-import threading
-import time
 import uuid
-from collections.abc import Collection, Iterable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
-from django.db.models import CharField, DateTimeField, Exists, ExpressionWrapper, F, Field, OuterRef, Q, QuerySet, Value
+from django.db import connection, transaction
+from django.db.models import CharField, DateTimeField, ExpressionWrapper, F, Field, Q, QuerySet, Value
 from django.db.models.functions import Concat, Greatest, Now
 from django.utils import timezone
 
-from crawler.models import IN_FLIGHT_STATES, Job, JobState
-from crawler.queue.payloads import Payload, PayloadError, decode
-from crawler.signals import can_listen, listen_connection
+from jobs.models import Job, JobState
+from jobs.payloads import Payload, PayloadError, decode
 
 logger = logging.getLogger(__name__)
 
@@ -120,17 +116,6 @@ class Lease:
         return self.payload.kind
 
 
-class RequeueScope(str, enum.Enum):
-    ALL = "all"
-    MANGA = "manga"
-    CHAPTER = "chapter"
-    JOB = "job"
-
-
-class ConfirmationRequired(ValueError):
-    """`requeue_dead(scope='all')` needs an explicit confirm."""
-
-
 def _is_postgres() -> bool:
     return connection.vendor == "postgresql"
 
@@ -164,14 +149,14 @@ ENQUEUE_CHUNK = 500
 _PG_ENQUEUE_SQL = f"""
 WITH rows AS (
     SELECT (r.job->>'id')::uuid AS id, r.job->>'kind' AS kind, r.job->'payload' AS payload,
-           r.job->>'dedup_key' AS dedup_key, r.job->>'source_id' AS source_id, (r.job->>'manga_id')::uuid AS manga_id,
+           r.job->>'dedup_key' AS dedup_key, (r.job->>'manga_id')::uuid AS manga_id,
            (r.job->>'chapter_id')::uuid AS chapter_id, (r.job->>'page_id')::uuid AS page_id, r.ord
       FROM jsonb_array_elements(%(rows)s::jsonb) WITH ORDINALITY AS r(job, ord)
 ), ins AS (
     INSERT INTO crawler_jobs (id, kind, payload, state, attempts, max_attempts, lease_generation, last_error,
-                              dedup_key, source_id, manga_id, chapter_id, page_id, created_at, updated_at, scheduled_at)
+                              dedup_key, manga_id, chapter_id, page_id, created_at, updated_at, scheduled_at)
     SELECT id, kind, payload, 'pending', 0, %(max_attempts)s, 0, '',
-           dedup_key, source_id, manga_id, chapter_id, page_id,
+           dedup_key, manga_id, chapter_id, page_id,
            clock_timestamp() + ord * interval '1 microsecond', statement_timestamp(),
            COALESCE(%(scheduled_at)s::timestamptz, statement_timestamp())
       FROM rows ORDER BY ord
@@ -182,11 +167,6 @@ SELECT id, NULL FROM ins
 UNION ALL
 SELECT NULL, pg_notify('{NOTIFY_CHANNEL}', kind) FROM (SELECT DISTINCT kind FROM ins) AS inserted_kinds
 """
-
-
-def source_of(payload: Payload) -> str:
-    """The source a job works for ("" for kinds with none, such as analyze_page): its `source_id` column."""
-    return str(getattr(payload, "source_id", "") or "")
 
 
 def enqueue(
@@ -238,7 +218,6 @@ def _insert_pg(rows: list[tuple[uuid.UUID, Payload]], scheduled_at: datetime | N
             "kind": payload.kind,
             "payload": payload.to_json(),
             "dedup_key": payload.dedup_key(),
-            "source_id": source_of(payload),
             **{name: str(ref) if ref else None for name, ref in payload.row_refs().items()},
         }
         for job_id, payload in rows
@@ -266,7 +245,6 @@ def _insert_sqlite(
             "lease_generation": 0,
             "last_error": "",
             "dedup_key": payload.dedup_key(),
-            "source_id": source_of(payload),
             "manga": refs["manga_id"],
             "chapter": refs["chapter_id"],
             "page": refs["page_id"],
@@ -335,50 +313,6 @@ _ORDERED_WALK_END = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in _ORDER
 _PG_LEASE_SQL = f"WITH leased AS ({_lease_candidates()}\n){_CLAIM_LEASED}"
 
 
-def _lease_candidates_by_group(extra: str = "") -> str:
-    """`_lease_candidates` for a lease that leaves sources out or names kinds: only eligible rows are read.
-
-    The in-flight (source, kind) groups are found by skipping through
-    crawler_jobs_source_lease_idx (one probe per group, however many jobs a
-    group holds); each eligible group is then walked in (scheduled_at,
-    created_at) order for at most `max` rows, and the oldest `max` of those
-    are claimed. A million pending jobs of an excluded source are never read:
-    the other sources' lease costs what it would on an empty queue. Rows one
-    group locks beyond the `max` claimed are freed when the statement commits.
-    """
-    return f"""
-    WITH RECURSIVE in_flight AS (
-        (SELECT source_id, kind FROM crawler_jobs
-          WHERE state IN ('pending', 'running') ORDER BY source_id, kind LIMIT 1)
-        UNION ALL
-        SELECT later.source_id, later.kind FROM in_flight g CROSS JOIN LATERAL (
-            SELECT source_id, kind FROM crawler_jobs
-             WHERE state IN ('pending', 'running') AND (source_id, kind) > (g.source_id, g.kind)
-             ORDER BY source_id, kind LIMIT 1) AS later
-    ), walked AS (
-        SELECT c.id, c.scheduled_at, c.created_at FROM in_flight g CROSS JOIN LATERAL (
-            SELECT id, scheduled_at, created_at FROM crawler_jobs
-             WHERE source_id = g.source_id AND kind = g.kind
-               AND (state = 'pending' OR (state = 'running' AND leased_until < statement_timestamp()))
-               AND scheduled_at <= statement_timestamp(){extra}
-             ORDER BY scheduled_at, created_at
-             LIMIT %(max)s
-             FOR UPDATE SKIP LOCKED) AS c
-         WHERE (%(any_kind)s OR g.kind = ANY(%(kinds)s::text[])) AND g.source_id <> ALL(%(excluded)s::text[])
-    )
-    SELECT id, row_number() OVER (ORDER BY scheduled_at, created_at) AS ord FROM (
-        SELECT id, scheduled_at, created_at FROM walked ORDER BY scheduled_at, created_at LIMIT %(max)s
-    ) AS oldest"""
-
-
-_PG_LEASE_BY_GROUP_SQL = f"WITH leased AS ({_lease_candidates_by_group()}\n){_CLAIM_LEASED}"
-
-
-def _by_group(kinds: list[str] | None, exclude_sources: Collection[str]) -> bool:
-    """Whether a lease takes the per-group walk: it names kinds or leaves sources out."""
-    return kinds is not None or bool(exclude_sources)
-
-
 def lease(
     kinds: list[str] | None,
     max: int,  # noqa: A002
@@ -398,8 +332,7 @@ def lease(
     if max <= 0:
         return []
     if _is_postgres():
-        sql = _PG_LEASE_BY_GROUP_SQL if _by_group(kinds, exclude_sources) else _PG_LEASE_SQL
-        claimed = [row[:5] for row in _claim(sql, _lease_params(kinds, max, lease_duration, exclude_sources))]
+        claimed = [row[:5] for row in _claim(_PG_LEASE_SQL, _lease_params(kinds, max, lease_duration, exclude_sources))]
     else:
         claimed = _lease_sqlite(kinds, max, lease_duration, exclude_sources)
     return _decode_leases(claimed)
@@ -553,6 +486,27 @@ def _warn_stale(op: str, lease_: Lease) -> None:
     )
 
 
+@contextmanager
+def holding(lease_: Lease) -> Iterator[bool]:
+    """A transaction in which the job row of `lease_` is locked; yields whether the lease is still current.
+
+    For a handler's own writes that must follow the same guard as its ack:
+    written only while `(id, lease_generation, state='running')` matches, and
+    the row lock held until commit means no release or re-lease can slip in
+    between the check and the write (a force-analyze releasing the job
+    mid-flight). A stale lease logs a warning; the caller writes nothing.
+    """
+    with transaction.atomic():
+        current = (
+            Job.objects.select_for_update()
+            .filter(id=lease_.id, lease_generation=lease_.lease_generation, state=JobState.RUNNING)
+            .exists()
+        )
+        if not current:
+            _warn_stale("holding", lease_)
+        yield current
+
+
 def renew(lease_: Lease, lease_duration: timedelta) -> bool:
     """Heartbeat: extend a still-owned lease. False means it was lost; stop that job."""
     updated = _guarded(lease_.id, lease_.lease_generation).update(
@@ -647,25 +601,19 @@ def ack_done_many(leases: Sequence[Lease]) -> int:
 # The ack of `ack_done_many` and the claim of `lease` in one statement and one
 # commit. The rows being acked are left out of the claim: a done job whose
 # lease just lapsed would otherwise be updated by both halves at once.
-def _ack_and_lease_sql(candidates: str) -> str:
-    return f"""
+_PG_ACK_AND_LEASE_SQL = f"""
 WITH acked AS (
     UPDATE crawler_jobs j
        SET state = 'done', leased_until = NULL, updated_at = statement_timestamp()
       FROM unnest(%(ack_ids)s::uuid[], %(ack_generations)s::bigint[]) AS l(id, generation)
      WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
     RETURNING j.id
-), leased AS ({candidates}
+), leased AS ({_lease_candidates(" AND id <> ALL(%(ack_ids)s::uuid[])")}
 ), claimed AS ({_CLAIM_LEASED}
 )
 SELECT id, payload, attempts, max_attempts, lease_generation, ord FROM claimed
 UNION ALL
 SELECT id, NULL, NULL, NULL, NULL, NULL FROM acked"""
-
-
-_NOT_BEING_ACKED = " AND id <> ALL(%(ack_ids)s::uuid[])"
-_PG_ACK_AND_LEASE_SQL = _ack_and_lease_sql(_lease_candidates(_NOT_BEING_ACKED))
-_PG_ACK_AND_LEASE_BY_GROUP_SQL = _ack_and_lease_sql(_lease_candidates_by_group(_NOT_BEING_ACKED))
 
 
 def ack_done_many_and_lease(
@@ -691,8 +639,7 @@ def ack_done_many_and_lease(
         "ack_ids": pg_array(lease_.id for lease_ in done),
         "ack_generations": pg_array(lease_.lease_generation for lease_ in done),
     }
-    sql = _PG_ACK_AND_LEASE_BY_GROUP_SQL if _by_group(kinds, exclude_sources) else _PG_ACK_AND_LEASE_SQL
-    rows = _claim(sql, params)
+    rows = _claim(_PG_ACK_AND_LEASE_SQL, params)
     acked_ids = {row[0] for row in rows if row[5] is None}
     for lease_ in done:
         if lease_.id not in acked_ids:
@@ -841,184 +788,3 @@ def withdraw_pending(jobs: QuerySet[Job]) -> list[uuid.UUID]:
             f"DELETE FROM crawler_jobs WHERE state = 'pending' AND id IN ({chosen}) RETURNING chapter_id", params
         )
         return [row[0] for row in cursor.fetchall() if row[0] is not None]
-
-
-# --- dead-letter requeue -------------------------------------------------------------
-
-
-def dead_jobs_in_scope(scope: RequeueScope | str, target: Any = None) -> QuerySet[Job]:
-    scope = RequeueScope(scope)
-    dead = Job.objects.filter(state=JobState.DEAD)
-    if scope is RequeueScope.ALL:
-        return dead
-    if target is None:
-        raise ValueError(f"scope {scope.value!r} needs a target id")
-    if scope is RequeueScope.JOB:
-        return dead.filter(id=target)
-    if scope is RequeueScope.CHAPTER:
-        return dead.filter(Q(chapter_id=target) | Q(page__chapter_id=target))
-    return dead.filter(Q(manga_id=target) | Q(chapter__manga_id=target) | Q(page__chapter__manga_id=target))
-
-
-def requeue_dead(scope: RequeueScope | str, target: Any = None, confirm: bool = False) -> int:
-    """Put dead jobs in `scope` back to pending; returns how many became pending.
-
-    Several dead rows can share a dedup key (a chapter that died, was
-    re-enqueued and died again). Only the newest per key is revived, and only
-    when nothing with that key is in flight, so the partial unique constraint
-    never rejects the requeue; the older duplicates are marked `failed`
-    (superseded) so the dead list empties.
-    """
-    scope = RequeueScope(scope)
-    if scope is RequeueScope.ALL and not confirm:
-        raise ConfirmationRequired("requeue of every dead job needs confirm: true")
-    if _is_postgres():
-        return _requeue_dead_pg(dead_jobs_in_scope(scope, target))
-    rows = dead_jobs_in_scope(scope, target).order_by("-updated_at", "-created_at").values_list("id", "dedup_key")
-    newest: dict[Any, uuid.UUID] = {}
-    superseded: list[uuid.UUID] = []
-    for job_id, key in rows:
-        if key is None or key not in newest:
-            newest[key if key is not None else job_id] = job_id
-        else:
-            superseded.append(job_id)
-    revived_ids = [job_id for job_id in newest.values() if _revive(job_id)]
-    if revived_ids:
-        announce(Job.objects.filter(id__in=revived_ids).values_list("kind", flat=True).distinct())
-    if superseded:
-        Job.objects.filter(id__in=superseded, state=JobState.DEAD).update(state=JobState.FAILED, updated_at=Now())
-    return len(revived_ids)
-
-
-# The requeue of a whole scope in one statement (10,000 dead jobs: one round trip instead of three per
-# job). `ranked` numbers each key's dead rows newest first; the newest is revived unless a job with its key
-# is in flight, the older ones are marked failed (superseded). A key can be revived only once per
-# statement, so the in-flight constraint holds unless a producer enqueues the same key meanwhile.
-_PG_REQUEUE_DEAD_SQL = """
-WITH ranked AS (
-    SELECT id, row_number() OVER (PARTITION BY COALESCE(dedup_key, id::text)
-                                  ORDER BY updated_at DESC, created_at DESC) AS newest
-      FROM crawler_jobs
-     WHERE state = 'dead' AND id IN ({scope})
-), superseded AS (
-    UPDATE crawler_jobs j SET state = 'failed', updated_at = statement_timestamp()
-      FROM ranked r
-     WHERE j.id = r.id AND r.newest > 1 AND j.state = 'dead'
-), revived AS (
-    UPDATE crawler_jobs j
-       SET state = 'pending', attempts = 0, deferrals = 0, leased_until = NULL,
-           scheduled_at = statement_timestamp(), lease_generation = j.lease_generation + 1,
-           updated_at = statement_timestamp()
-      FROM ranked r
-     WHERE j.id = r.id AND r.newest = 1 AND j.state = 'dead'
-       AND NOT EXISTS (SELECT 1 FROM crawler_jobs t
-                        WHERE t.dedup_key = j.dedup_key AND t.state IN ('pending', 'running'))
-    RETURNING j.kind
-)
-SELECT kind, count(*) FROM revived GROUP BY kind
-"""
-
-# Tries of the statement: a producer that enqueues a revived key between our check and update makes it
-# fail on the in-flight constraint; the next try sees that job and leaves the key to it.
-_REQUEUE_TRIES = 3
-
-
-def _requeue_dead_pg(scope: QuerySet[Job]) -> int:
-    chosen, params = scope.values("id").query.sql_with_params()
-    tries = 0
-    while True:
-        try:
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute(_PG_REQUEUE_DEAD_SQL.format(scope=chosen), params)
-                revived = dict(cursor.fetchall())
-                announce(revived)
-            return sum(revived.values())
-        except IntegrityError:
-            tries += 1
-            if tries >= _REQUEUE_TRIES:
-                raise
-
-
-def _revive(job_id: uuid.UUID) -> int:
-    in_flight_twin = Job.objects.filter(dedup_key=OuterRef("dedup_key"), state__in=IN_FLIGHT_STATES)
-    try:
-        with transaction.atomic():
-            return (
-                Job.objects.filter(id=job_id, state=JobState.DEAD)
-                .exclude(Exists(in_flight_twin))
-                .update(
-                    state=JobState.PENDING,
-                    attempts=0,
-                    deferrals=0,
-                    leased_until=None,
-                    scheduled_at=Now(),
-                    lease_generation=F("lease_generation") + 1,
-                    updated_at=Now(),
-                )
-            )
-    except IntegrityError:
-        # A producer enqueued the same key between our check and update:
-        # that in-flight job already does the work.
-        return 0
-
-
-# --- wake-up -------------------------------------------------------------------------
-
-
-class JobListener:
-    """Wakes an idle worker when a job of its kinds is enqueued.
-
-    On PostgreSQL a dedicated autocommit connection LISTENs for the NOTIFY that
-    `enqueue` sends, so a new job starts within milliseconds. Elsewhere (SQLite,
-    or behind PgBouncer without DATABASE_DIRECT_URL: see `can_listen`) `wait`
-    is an interruptible poll interval, so a new job waits up to CRAWLER_POLL_SECS. Open it before the first lease so
-    a job enqueued between an empty lease and the wait is not missed.
-    """
-
-    def __init__(self, kinds: list[str] | None, stop: threading.Event | None = None) -> None:
-        self.kinds = set(kinds) if kinds is not None else None
-        self.stop = stop or threading.Event()
-        self._conn: Any = None
-
-    def __enter__(self) -> JobListener:
-        self.open()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def open(self) -> None:
-        """Start LISTENing (again, after `close`) when this process can; else `wait` polls."""
-        if can_listen() and self._conn is None:
-            self._conn = listen_connection(NOTIFY_CHANNEL)
-
-    def close(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            finally:
-                self._conn = None
-
-    def wait(self, timeout: float) -> bool:
-        """Block until a matching job is announced, `timeout` passes or stop is set; True if announced."""
-        if self._conn is None:
-            self.stop.wait(timeout)
-            return False
-        deadline = time.monotonic() + timeout
-        while not self.stop.is_set():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            # Short slices keep the wait responsive to the stop event;
-            # notifies() also hands back any announcement that arrived while
-            # nobody was waiting (psycopg keeps a backlog), so none is missed.
-            for note in self._conn.notifies(timeout=min(remaining, 0.25), stop_after=1):
-                if self.kinds is None or note.payload in self.kinds:
-                    return True
-        return False
-
-
-def wait_for_work(kinds: list[str] | None, timeout: float) -> bool:
-    """One-shot LISTEN for a job of `kinds`; see `JobListener` for the long-lived form."""
-    with JobListener(kinds) as listener:
-        return listener.wait(timeout)

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from crawler.queue import Lease
+from jobs.queue import Lease
 
 
 def flush_due(pending: int, oldest_age_secs: float, *, batch_size: int, max_delay_secs: float) -> bool:

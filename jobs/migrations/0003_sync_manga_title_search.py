@@ -29,7 +29,7 @@ def drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("crawler", "0007_operate_crawler_permission"),
+        ("jobs", "0002_content_types_follow_the_models"),
         ("catalog", "0003_title_search_trigram"),
     ]
 

@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('catalog', '0007_keyset_paging_indexes'),
-        ('crawler', '0008_sync_manga_title_search'),
+        ('jobs', '0003_sync_manga_title_search'),
     ]
 
     operations = [

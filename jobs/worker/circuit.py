@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from crawler.errors import SourceUnavailable
+from jobs.errors import Unavailable
 
 
 class JobTimedOut(Exception):
@@ -32,7 +32,7 @@ class CircuitState:
 
 def counts_toward_circuit(error: BaseException) -> bool:
     """True for failures that indicate the source itself is unavailable."""
-    return isinstance(error, SourceUnavailable | JobTimedOut | ConnectionError | TimeoutError)
+    return isinstance(error, Unavailable | JobTimedOut | ConnectionError | TimeoutError)
 
 
 def open_until(consecutive_failures: int, threshold: int, cooldown: timedelta, now: datetime) -> datetime | None:

@@ -3,15 +3,22 @@
 Pause flags (expired sessions), browser-restart requests and periodic duties
 are queries; checking them on every step made each job pay for them. They are
 read when `every_secs` has passed since the last read, or at once when someone
-marked them stale: a control write in this process (`crawler.signals.control_changed`,
-sent by `crawler.runtime`), or the loop's own pause decision.
+marked them stale: a control write in this process (`control_changed`, sent by
+the app that wrote it, e.g. `crawler.runtime`), or the loop's own pause decision.
 """
 
 from __future__ import annotations
 
 import threading
 
+from django.dispatch import Signal
+
 CONTROL_EVERY_SECS = 1.0
+
+# Sent in-process after a write that workers act on (a session flag, a
+# browser-restart request), so a worker in the same process rereads its
+# controls at once; workers in other processes reread them within a second.
+control_changed = Signal()
 
 
 def control_due(last_read_at: float | None, now: float, *, every_secs: float, stale: bool) -> bool:

@@ -1,4 +1,4 @@
-"""Options shared by the worker commands, validated by argparse before any database work."""
+"""Options every worker command shares (`crawl_worker`, `analyze_worker`), validated by argparse before any database work."""
 
 import argparse
 

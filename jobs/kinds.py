@@ -1,0 +1,68 @@
+"""The kind registry: what each app runs on the engine, declared from its `AppConfig.ready()`.
+
+The queue and the worker loop know no kind by name. An app registers a `Kind`
+for each of its payload classes: the handler a worker runs it with, the
+worker role that leases it (`crawl`, `analyze`, ...) and, when it differs
+from CRAWLER_JOB_TIMEOUT_SECS, its own timeout. Decoding a leased row looks
+its payload class up here, so a kind nobody registered is dead-lettered with
+"unknown job kind" instead of reaching a handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+from jobs.payloads import Payload
+
+Handler = Callable[[Any, Any], Any]
+
+
+@dataclass(frozen=True)
+class Kind:
+    payload: type[Payload]
+    # handler(payload, context): its return is done, its exception is judged by `jobs.worker.outcomes`.
+    handler: Handler
+    role: str
+    # Seconds a job of this kind may run before it is cancelled and failed; None: CRAWLER_JOB_TIMEOUT_SECS.
+    timeout_secs: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.payload.kind
+
+
+_kinds: dict[str, Kind] = {}
+
+
+def register(*kinds: Kind) -> None:
+    """Declare `kinds`; registering a kind again replaces it (tests swap handlers this way)."""
+    for kind in kinds:
+        _kinds[kind.name] = kind
+
+
+def payload_type(name: str) -> type[Payload] | None:
+    kind = _kinds.get(name)
+    return kind.payload if kind is not None else None
+
+
+def registered() -> dict[str, Kind]:
+    """Every registered kind by name, in registration order."""
+    return dict(_kinds)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_kinds)
+
+
+def for_role(role: str) -> dict[str, Kind]:
+    """The kinds `role` leases; an error naming the role when no app registered any."""
+    kinds = {name: kind for name, kind in _kinds.items() if kind.role == role}
+    if not kinds:
+        raise ImproperlyConfigured(
+            f"no job kinds are registered for the {role!r} worker role: is the app that provides them in INSTALLED_APPS?"
+        )
+    return kinds
