@@ -35,4 +35,5 @@ bench:
 	python bench/status_fanout.py
 	python bench/reconcile_scale.py
 	python bench/api_latency.py
+	python bench/big_site.py
 	python bench/analysis_local.py

@@ -135,9 +135,7 @@ def operations(size: Size) -> list[Operation]:
             writes=True,
         ),
         Operation("reap done (1,000 expired)", lambda: queue.reap_done(7), writes=True),
-        Operation(
-            "admin job list, kind filter", _get(client, "/admin/jobs/job/", kind__exact="sync_chapter_content")
-        ),
+        Operation("admin job list, kind filter", _get(client, "/admin/jobs/job/", kind__exact="sync_chapter_content")),
         Operation("admin job list, search", _get(client, "/admin/jobs/job/", q=SEARCH)),
         Operation("admin chapter list", _get(client, "/admin/catalog/chapter/")),
         Operation("API mangas first page", _get(client, "/api/v1/mangas/")),
