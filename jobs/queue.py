@@ -149,14 +149,14 @@ ENQUEUE_CHUNK = 500
 _PG_ENQUEUE_SQL = f"""
 WITH rows AS (
     SELECT (r.job->>'id')::uuid AS id, r.job->>'kind' AS kind, r.job->'payload' AS payload,
-           r.job->>'dedup_key' AS dedup_key, (r.job->>'manga_id')::uuid AS manga_id,
+           r.job->>'dedup_key' AS dedup_key, r.job->>'source_id' AS source_id, (r.job->>'manga_id')::uuid AS manga_id,
            (r.job->>'chapter_id')::uuid AS chapter_id, (r.job->>'page_id')::uuid AS page_id, r.ord
       FROM jsonb_array_elements(%(rows)s::jsonb) WITH ORDINALITY AS r(job, ord)
 ), ins AS (
     INSERT INTO crawler_jobs (id, kind, payload, state, attempts, max_attempts, lease_generation, last_error,
-                              dedup_key, manga_id, chapter_id, page_id, created_at, updated_at, scheduled_at)
+                              dedup_key, source_id, manga_id, chapter_id, page_id, created_at, updated_at, scheduled_at)
     SELECT id, kind, payload, 'pending', 0, %(max_attempts)s, 0, '',
-           dedup_key, manga_id, chapter_id, page_id,
+           dedup_key, source_id, manga_id, chapter_id, page_id,
            clock_timestamp() + ord * interval '1 microsecond', statement_timestamp(),
            COALESCE(%(scheduled_at)s::timestamptz, statement_timestamp())
       FROM rows ORDER BY ord
@@ -167,6 +167,11 @@ SELECT id, NULL FROM ins
 UNION ALL
 SELECT NULL, pg_notify('{NOTIFY_CHANNEL}', kind) FROM (SELECT DISTINCT kind FROM ins) AS inserted_kinds
 """
+
+
+def source_of(payload: Payload) -> str:
+    """The source a job works for ("" for kinds with none, such as analyze_page): its `source_id` column."""
+    return str(getattr(payload, "source_id", "") or "")
 
 
 def enqueue(
@@ -218,6 +223,7 @@ def _insert_pg(rows: list[tuple[uuid.UUID, Payload]], scheduled_at: datetime | N
             "kind": payload.kind,
             "payload": payload.to_json(),
             "dedup_key": payload.dedup_key(),
+            "source_id": source_of(payload),
             **{name: str(ref) if ref else None for name, ref in payload.row_refs().items()},
         }
         for job_id, payload in rows
@@ -245,6 +251,7 @@ def _insert_sqlite(
             "lease_generation": 0,
             "last_error": "",
             "dedup_key": payload.dedup_key(),
+            "source_id": source_of(payload),
             "manga": refs["manga_id"],
             "chapter": refs["chapter_id"],
             "page": refs["page_id"],
@@ -313,6 +320,50 @@ _ORDERED_WALK_END = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in _ORDER
 _PG_LEASE_SQL = f"WITH leased AS ({_lease_candidates()}\n){_CLAIM_LEASED}"
 
 
+def _lease_candidates_by_group(extra: str = "") -> str:
+    """`_lease_candidates` for a lease that leaves sources out or names kinds: only eligible rows are read.
+
+    The in-flight (source, kind) groups are found by skipping through
+    crawler_jobs_source_lease_idx (one probe per group, however many jobs a
+    group holds); each eligible group is then walked in (scheduled_at,
+    created_at) order for at most `max` rows, and the oldest `max` of those
+    are claimed. A million pending jobs of an excluded source are never read:
+    the other sources' lease costs what it would on an empty queue. Rows one
+    group locks beyond the `max` claimed are freed when the statement commits.
+    """
+    return f"""
+    WITH RECURSIVE in_flight AS (
+        (SELECT source_id, kind FROM crawler_jobs
+          WHERE state IN ('pending', 'running') ORDER BY source_id, kind LIMIT 1)
+        UNION ALL
+        SELECT later.source_id, later.kind FROM in_flight g CROSS JOIN LATERAL (
+            SELECT source_id, kind FROM crawler_jobs
+             WHERE state IN ('pending', 'running') AND (source_id, kind) > (g.source_id, g.kind)
+             ORDER BY source_id, kind LIMIT 1) AS later
+    ), walked AS (
+        SELECT c.id, c.scheduled_at, c.created_at FROM in_flight g CROSS JOIN LATERAL (
+            SELECT id, scheduled_at, created_at FROM crawler_jobs
+             WHERE source_id = g.source_id AND kind = g.kind
+               AND (state = 'pending' OR (state = 'running' AND leased_until < statement_timestamp()))
+               AND scheduled_at <= statement_timestamp(){extra}
+             ORDER BY scheduled_at, created_at
+             LIMIT %(max)s
+             FOR UPDATE SKIP LOCKED) AS c
+         WHERE (%(any_kind)s OR g.kind = ANY(%(kinds)s::text[])) AND g.source_id <> ALL(%(excluded)s::text[])
+    )
+    SELECT id, row_number() OVER (ORDER BY scheduled_at, created_at) AS ord FROM (
+        SELECT id, scheduled_at, created_at FROM walked ORDER BY scheduled_at, created_at LIMIT %(max)s
+    ) AS oldest"""
+
+
+_PG_LEASE_BY_GROUP_SQL = f"WITH leased AS ({_lease_candidates_by_group()}\n){_CLAIM_LEASED}"
+
+
+def _by_group(kinds: list[str] | None, exclude_sources: Collection[str]) -> bool:
+    """Whether a lease takes the per-group walk: it names kinds or leaves sources out."""
+    return kinds is not None or bool(exclude_sources)
+
+
 def lease(
     kinds: list[str] | None,
     max: int,  # noqa: A002
@@ -332,7 +383,8 @@ def lease(
     if max <= 0:
         return []
     if _is_postgres():
-        claimed = [row[:5] for row in _claim(_PG_LEASE_SQL, _lease_params(kinds, max, lease_duration, exclude_sources))]
+        sql = _PG_LEASE_BY_GROUP_SQL if _by_group(kinds, exclude_sources) else _PG_LEASE_SQL
+        claimed = [row[:5] for row in _claim(sql, _lease_params(kinds, max, lease_duration, exclude_sources))]
     else:
         claimed = _lease_sqlite(kinds, max, lease_duration, exclude_sources)
     return _decode_leases(claimed)
@@ -601,19 +653,25 @@ def ack_done_many(leases: Sequence[Lease]) -> int:
 # The ack of `ack_done_many` and the claim of `lease` in one statement and one
 # commit. The rows being acked are left out of the claim: a done job whose
 # lease just lapsed would otherwise be updated by both halves at once.
-_PG_ACK_AND_LEASE_SQL = f"""
+def _ack_and_lease_sql(candidates: str) -> str:
+    return f"""
 WITH acked AS (
     UPDATE crawler_jobs j
        SET state = 'done', leased_until = NULL, updated_at = statement_timestamp()
       FROM unnest(%(ack_ids)s::uuid[], %(ack_generations)s::bigint[]) AS l(id, generation)
      WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
     RETURNING j.id
-), leased AS ({_lease_candidates(" AND id <> ALL(%(ack_ids)s::uuid[])")}
+), leased AS ({candidates}
 ), claimed AS ({_CLAIM_LEASED}
 )
 SELECT id, payload, attempts, max_attempts, lease_generation, ord FROM claimed
 UNION ALL
 SELECT id, NULL, NULL, NULL, NULL, NULL FROM acked"""
+
+
+_NOT_BEING_ACKED = " AND id <> ALL(%(ack_ids)s::uuid[])"
+_PG_ACK_AND_LEASE_SQL = _ack_and_lease_sql(_lease_candidates(_NOT_BEING_ACKED))
+_PG_ACK_AND_LEASE_BY_GROUP_SQL = _ack_and_lease_sql(_lease_candidates_by_group(_NOT_BEING_ACKED))
 
 
 def ack_done_many_and_lease(
@@ -639,7 +697,8 @@ def ack_done_many_and_lease(
         "ack_ids": pg_array(lease_.id for lease_ in done),
         "ack_generations": pg_array(lease_.lease_generation for lease_ in done),
     }
-    rows = _claim(_PG_ACK_AND_LEASE_SQL, params)
+    sql = _PG_ACK_AND_LEASE_BY_GROUP_SQL if _by_group(kinds, exclude_sources) else _PG_ACK_AND_LEASE_SQL
+    rows = _claim(sql, params)
     acked_ids = {row[0] for row in rows if row[5] is None}
     for lease_ in done:
         if lease_.id not in acked_ids:

@@ -183,7 +183,7 @@ def test_followed_source_crawls_metadata_for_all_and_pages_only_for_bookmarked_m
 
 
 @pytest.mark.django_db
-def test_the_sources_page_settings_switch_the_policy_like_the_command(operator):
+def test_the_sources_page_settings_switch_the_policy_like_the_command(admin_user):
     from django.test import Client
 
     demo = Source.objects.create(
@@ -191,7 +191,7 @@ def test_the_sources_page_settings_switch_the_policy_like_the_command(operator):
     )
     synced(demo, "Unread", "1", "2")
     client = Client(HTTP_ORIGIN="http://testserver")
-    client.force_login(operator)
+    client.force_login(admin_user)  # a superuser operates: no Operators group to make (or flush)
     response = client.post("/admin/crawler/sources/shelf/settings/", {"settings": '{"download": "all"}'})
     assert response.status_code == 302
     assert content_jobs() == {"Unread"}  # the switch queued the chapters nobody had wanted
