@@ -36,4 +36,5 @@ bench:
 	python bench/reconcile_scale.py
 	python bench/api_latency.py
 	python bench/library_latency.py
+	python bench/big_site.py
 	python bench/analysis_local.py

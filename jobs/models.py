@@ -65,6 +65,9 @@ class Job(models.Model):
     # label and search jobs by manga title and requeue by manga/chapter.
     # No database constraint: a job may outlive (or precede) its row. Indexed
     # only where set (Meta.indexes).
+    # The payload's source ("" for kinds that have none), as a column so a lease that leaves out cooling
+    # or paused sources, or asks for some kinds, walks only the eligible rows (crawler_jobs_source_lease_idx).
+    source_id = models.CharField(max_length=100, default="", db_default="", blank=True)
     manga = _catalog_ref("catalog.Manga")
     chapter = _catalog_ref("catalog.Chapter")
     page = _catalog_ref("catalog.Page")
@@ -87,6 +90,13 @@ class Job(models.Model):
             ),
             # Used by the dashboard's dead-jobs list (crawler.api dead-jobs), newest first.
             # The id breaks ties so a keyset page (catalog.api.seek) starts exactly after the previous one.
+            # Used by queue.lease when it leaves sources out or picks kinds: one ordered walk per
+            # (source, kind) group, found by skipping through the index's leading columns.
+            models.Index(
+                fields=["source_id", "kind", "scheduled_at", "created_at"],
+                name="crawler_jobs_source_lease_idx",
+                condition=Q(state__in=["pending", "running"]),
+            ),
             models.Index(fields=["-updated_at", "-id"], name="crawler_jobs_dead_idx", condition=Q(state="dead")),
             # Every lease and ack writes a new row version and so an entry in
             # each index whose condition it meets: the indexes below leave out

@@ -94,3 +94,8 @@ def decode(data: Any) -> Payload:
         return cls(**kwargs)
     except TypeError as exc:
         raise PayloadError(f"{kind} payload is malformed: {exc}") from exc
+
+
+def source_of(payload: Payload) -> str:
+    """The source a job works for ("" for kinds with none, such as analyze_page): its `source_id` column."""
+    return str(getattr(payload, "source_id", "") or "")

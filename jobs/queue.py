@@ -40,7 +40,7 @@ from django.utils import timezone
 
 from jobs import sql
 from jobs.models import Job, JobState
-from jobs.payloads import Payload, PayloadError, decode
+from jobs.payloads import Payload, PayloadError, decode, source_of
 from jobs.sql import NOTIFY_CHANNEL
 
 logger = logging.getLogger(__name__)
@@ -197,6 +197,7 @@ def _insert_orm(rows: list[tuple[uuid.UUID, Payload]], scheduled_at: datetime | 
                 state=JobState.PENDING,
                 max_attempts=attempts,
                 dedup_key=payload.dedup_key(),
+                source_id=source_of(payload),
                 manga_id=refs["manga_id"],
                 chapter_id=refs["chapter_id"],
                 page_id=refs["page_id"],
@@ -255,9 +256,7 @@ def _lease_orm(
         if kinds is not None:
             candidates = candidates.filter(kind__in=kinds)
         if exclude_sources:
-            candidates = candidates.filter(
-                Q(payload__source_id__isnull=True) | ~Q(payload__source_id__in=list(exclude_sources))
-            )
+            candidates = candidates.exclude(source_id__in=list(exclude_sources))
         ids = list(
             candidates.order_by("scheduled_at", "created_at")
             .select_for_update(skip_locked=True)

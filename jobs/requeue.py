@@ -10,7 +10,7 @@ import enum
 import uuid
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Now
 
@@ -55,6 +55,8 @@ def requeue_dead(scope: RequeueScope | str, target: Any = None, confirm: bool = 
     scope = RequeueScope(scope)
     if scope is RequeueScope.ALL and not confirm:
         raise ConfirmationRequired("requeue of every dead job needs confirm: true")
+    if connection.vendor == "postgresql":
+        return _requeue_dead_pg(dead_jobs_in_scope(scope, target))
     rows = dead_jobs_in_scope(scope, target).order_by("-updated_at", "-created_at").values_list("id", "dedup_key")
     newest: dict[Any, uuid.UUID] = {}
     superseded: list[uuid.UUID] = []
@@ -69,6 +71,55 @@ def requeue_dead(scope: RequeueScope | str, target: Any = None, confirm: bool = 
     if superseded:
         Job.objects.filter(id__in=superseded, state=JobState.DEAD).update(state=JobState.FAILED, updated_at=Now())
     return len(revived_ids)
+
+
+# The requeue of a whole scope in one statement (10,000 dead jobs: one round trip instead of three per
+# job). `ranked` numbers each key's dead rows newest first; the newest is revived unless a job with its key
+# is in flight, the older ones are marked failed (superseded). A key can be revived only once per
+# statement, so the in-flight constraint holds unless a producer enqueues the same key meanwhile.
+_PG_REQUEUE_DEAD_SQL = """
+WITH ranked AS (
+    SELECT id, row_number() OVER (PARTITION BY COALESCE(dedup_key, id::text)
+                                  ORDER BY updated_at DESC, created_at DESC) AS newest
+      FROM crawler_jobs
+     WHERE state = 'dead' AND id IN ({scope})
+), superseded AS (
+    UPDATE crawler_jobs j SET state = 'failed', updated_at = statement_timestamp()
+      FROM ranked r
+     WHERE j.id = r.id AND r.newest > 1 AND j.state = 'dead'
+), revived AS (
+    UPDATE crawler_jobs j
+       SET state = 'pending', attempts = 0, deferrals = 0, leased_until = NULL,
+           scheduled_at = statement_timestamp(), lease_generation = j.lease_generation + 1,
+           updated_at = statement_timestamp()
+      FROM ranked r
+     WHERE j.id = r.id AND r.newest = 1 AND j.state = 'dead'
+       AND NOT EXISTS (SELECT 1 FROM crawler_jobs t
+                        WHERE t.dedup_key = j.dedup_key AND t.state IN ('pending', 'running'))
+    RETURNING j.kind
+)
+SELECT kind, count(*) FROM revived GROUP BY kind
+"""
+
+# Tries of the statement: a producer that enqueues a revived key between our check and update makes it
+# fail on the in-flight constraint; the next try sees that job and leaves the key to it.
+_REQUEUE_TRIES = 3
+
+
+def _requeue_dead_pg(scope: QuerySet[Job]) -> int:
+    chosen, params = scope.values("id").query.sql_with_params()
+    tries = 0
+    while True:
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(_PG_REQUEUE_DEAD_SQL.format(scope=chosen), params)
+                revived = dict(cursor.fetchall())
+                announce(revived)
+            return sum(revived.values())
+        except IntegrityError:
+            tries += 1
+            if tries >= _REQUEUE_TRIES:
+                raise
 
 
 def _revive(job_id: uuid.UUID) -> int:

@@ -40,7 +40,7 @@ SEARCH_MANGAS = 200
 def matching_job_ids(q: str) -> QuerySet[Job]:
     """Ids of the jobs a search for `q` finds, as one subquery: a union of index lookups, never a table scan.
 
-    `sync_manga` rows by their payload title (crawler migration 0008's trigram
+    `sync_manga` rows by their payload title (jobs migration 0003's trigram
     index), the others by the manga they work on, reached through the manga,
     chapter or page they name.
     """

@@ -20,8 +20,8 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from catalog.models import Source
-from crawler import runtime
-from crawler.control import audit
+from crawler import download_policy, runtime
+from crawler.control import audit, downloads
 from crawler.control.dry_run import DryRun, dry_run
 
 
@@ -100,6 +100,7 @@ def add_site(*, actor: Any, row: Source, check: bool = True, crawl_now: bool = F
 def update_settings(*, actor: Any, source: Source, settings: Any) -> Source:
     """Replace a source's settings when the contract accepts them (audited); raises SiteRefused otherwise."""
     before = source.settings
+    policy_before = download_policy.policy_of(source)
     source.settings = settings
     try:
         source.full_clean()
@@ -108,7 +109,10 @@ def update_settings(*, actor: Any, source: Source, settings: Any) -> Source:
         raise SiteRefused(validation_message(exc, source.id)) from exc
     with transaction.atomic():
         source.save(update_fields=["settings", "updated_at"])
-        audit.record(actor, "edit_source_settings", scope="source", target_id=source.id, detail={"settings": settings})
+        # A changed `download` policy queues or withdraws downloads as the download_policy command does.
+        switch = downloads.apply_switch(source, policy_before, download_policy.policy_of(source))
+        detail = {"settings": settings, "enqueued": switch.enqueued, "withdrawn": switch.withdrawn}
+        audit.record(actor, "edit_source_settings", scope="source", target_id=source.id, detail=detail)
     return source
 
 

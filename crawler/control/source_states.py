@@ -65,9 +65,7 @@ def source_states(now: dt.datetime | None = None) -> list[SourceState]:
         for row in CrawlerState.objects.filter(key__startswith=LAST_PASS_PREFIX, key__endswith=LAST_PASS_SUFFIX)
     }
     in_flight = set(
-        Job.objects.filter(kind="metadata_pass", state__in=IN_FLIGHT_STATES).values_list(
-            "payload__source_id", flat=True
-        )
+        Job.objects.filter(kind="metadata_pass", state__in=IN_FLIGHT_STATES).values_list("source_id", flat=True)
     )
     queued = _per_source(
         Chapter.objects.filter(
@@ -75,7 +73,7 @@ def source_states(now: dt.datetime | None = None) -> list[SourceState]:
         ).values("source_id"),
         "source_id",
     )
-    dead = _per_source(Job.objects.filter(state=JobState.DEAD).values("payload__source_id"), "payload__source_id")
+    dead = _per_source(Job.objects.filter(state=JobState.DEAD).values("source_id"), "source_id")
     throttles = {t.source_id: t for t in SourceThrottle.objects.filter(cooling_until__gt=now)}
     scheduled = next_scheduled_pass(now)
     states = []

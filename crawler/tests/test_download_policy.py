@@ -180,3 +180,20 @@ def test_followed_source_crawls_metadata_for_all_and_pages_only_for_bookmarked_m
     assert set(Page.objects.values_list("chapter__manga__title", flat=True)) == {first.title, second.title}
     assert set(Chapter.objects.filter(manga=third).values_list("sync_state", flat=True)) == {"new"}
     assert chapter_downloads()["demo"] == {"downloaded": 4, "waiting": 0, "not_wanted": 2, "failed": 0}
+
+
+@pytest.mark.django_db
+def test_the_sources_page_settings_switch_the_policy_like_the_command(admin_user):
+    from django.test import Client
+
+    demo = Source.objects.create(
+        id="shelf", name="Shelf", kind="demo", base_url="http://127.0.0.1:9/", settings={"download": "followed"}
+    )
+    synced(demo, "Unread", "1", "2")
+    client = Client(HTTP_ORIGIN="http://testserver")
+    client.force_login(admin_user)  # a superuser operates: no Operators group to make (or flush)
+    response = client.post("/admin/crawler/sources/shelf/settings/", {"settings": '{"download": "all"}'})
+    assert response.status_code == 302
+    assert content_jobs() == {"Unread"}  # the switch queued the chapters nobody had wanted
+    audit = AuditEvent.objects.get(action="edit_source_settings")
+    assert (audit.detail["enqueued"], audit.detail["withdrawn"]) == (2, 0)

@@ -1,0 +1,108 @@
+"""Leases that leave sources out or name kinds walk only the eligible (source, kind) groups."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
+
+from analysis.payloads import AnalyzePage
+from crawler.payloads import SyncChapterContent
+from jobs import queue
+from jobs.models import Job
+
+pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="the per-group walk is PostgreSQL's")
+
+LEASE = timedelta(minutes=5)
+
+
+def content(source: str) -> SyncChapterContent:
+    return SyncChapterContent(source_id=source, chapter_id=uuid.uuid4(), source_chapter_key="k")
+
+
+@pytest.fixture
+def interleaved(db):
+    """Jobs of two sources and analyze jobs, enqueued alternately: the ids in enqueue (= lease) order."""
+    ids = []
+    for _ in range(4):
+        for payload in (content("big"), content("small"), AnalyzePage(page_id=uuid.uuid4())):
+            ids.append((payload, queue.enqueue(payload).id))
+    return ids
+
+
+def test_enqueue_stores_the_payloads_source_as_a_column(interleaved):
+    sources = dict(Job.objects.values_list("id", "source_id"))
+    assert {sources[job_id] for payload, job_id in interleaved if payload.kind == "analyze_page"} == {""}
+    assert {sources[job_id] for payload, job_id in interleaved if payload.kind != "analyze_page"} == {"big", "small"}
+
+
+def test_a_lease_naming_kinds_takes_the_oldest_rows_across_groups_in_lease_order(interleaved):
+    leased = queue.lease(["sync_chapter_content"], 5, LEASE)
+    expected = [job_id for payload, job_id in interleaved if payload.kind == "sync_chapter_content"][:5]
+    assert [lease.id for lease in leased] == expected
+
+
+def test_a_lease_leaving_a_source_out_never_takes_its_jobs_however_old(interleaved):
+    leased = queue.lease(None, 20, LEASE, exclude_sources={"big"})
+    by_id = {job_id: payload for payload, job_id in interleaved}
+    assert len(leased) == 8
+    assert [lease.id for lease in leased] == [j for p, j in interleaved if getattr(p, "source_id", "") != "big"]
+    assert all(getattr(by_id[lease.id], "source_id", "") != "big" for lease in leased)
+
+
+def test_ack_and_lease_by_group_acks_and_claims_in_one_statement(interleaved):
+    first = queue.lease(["analyze_page"], 2, LEASE)
+    acked, second = queue.ack_done_many_and_lease(first, ["analyze_page"], 2, LEASE, exclude_sources={"big"})
+    analyze = [j for p, j in interleaved if p.kind == "analyze_page"]
+    assert acked == 2
+    assert [lease.id for lease in first + second] == analyze
+    assert set(Job.objects.filter(id__in=analyze[:2]).values_list("state", flat=True)) == {"done"}
+
+
+def test_the_walk_reads_no_row_of_an_excluded_group(db):
+    """A thousand pending jobs of the excluded source: the plan reads one index entry of their group, not all."""
+    queue.enqueue_many([content("big") for _ in range(1000)])
+    queue.enqueue(content("small"))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE crawler_jobs")
+    params = queue._lease_params(None, 10, LEASE, {"big"})
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")  # plan as for a big table: the claim joins by primary key
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {queue._PG_LEASE_BY_GROUP_SQL}", params)
+        plan = cursor.fetchone()[0]
+    cursor_rows = []
+
+    def walk(node):
+        if node.get("Relation Name") == "crawler_jobs":
+            cursor_rows.append((node["Node Type"], node.get("Index Name"), node["Actual Rows"] * node["Actual Loops"]))
+        for child in node.get("Plans", ()):
+            walk(child)
+
+    walk((plan if isinstance(plan, list) else json.loads(plan))[0]["Plan"])
+    assert sum(rows for _, _, rows in cursor_rows) < 50, cursor_rows
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_0005_backfills_the_source_of_every_row_that_can_still_be_leased():
+    executor = MigrationExecutor(connection)
+    executor.migrate([("jobs", "0004_keyset_paging_indexes")])
+    executor.loader.build_graph()
+    old = executor.loader.project_state([("jobs", "0004_keyset_paging_indexes")]).apps.get_model("crawler", "Job")
+    now = timezone.now()
+
+    def row(state, source):
+        payload = {"kind": "sync_chapter_content", "source_id": source, "chapter_id": str(uuid.uuid4())}
+        return old.objects.create(
+            kind="sync_chapter_content", payload=payload, state=state, scheduled_at=now, created_at=now, updated_at=now
+        ).id
+
+    pending, dead, done = row("pending", "big"), row("dead", "small"), row("done", "big")
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    sources = dict(Job.objects.values_list("id", "source_id"))
+    assert (sources[pending], sources[dead], sources[done]) == ("big", "small", "")
