@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
 from crawler.payloads import SyncChapterContent
-from jobs import queue
+from jobs import queue, sql
 from jobs.models import Job
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="the per-group walk is PostgreSQL's")
@@ -70,10 +70,10 @@ def test_the_walk_reads_no_row_of_an_excluded_group(db):
     queue.enqueue(content("small"))
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE crawler_jobs")
-    params = queue._lease_params(None, 10, LEASE, {"big"})
+    params = sql.lease_params(None, 10, LEASE, {"big"})
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")  # plan as for a big table: the claim joins by primary key
-        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {queue._PG_LEASE_BY_GROUP_SQL}", params)
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql.LEASE_BY_GROUP}", params)
         plan = cursor.fetchone()[0]
     cursor_rows = []
 
@@ -92,7 +92,7 @@ def test_migration_0005_backfills_the_source_of_every_row_that_can_still_be_leas
     executor = MigrationExecutor(connection)
     executor.migrate([("jobs", "0004_keyset_paging_indexes")])
     executor.loader.build_graph()
-    old = executor.loader.project_state([("jobs", "0004_keyset_paging_indexes")]).apps.get_model("crawler", "Job")
+    old = executor.loader.project_state([("jobs", "0004_keyset_paging_indexes")]).apps.get_model("jobs", "Job")
     now = timezone.now()
 
     def row(state, source):
