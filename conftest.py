@@ -11,9 +11,9 @@ REPO_ROOT = os.path.dirname(os.path.abspath(__file__))
 
 pytest_plugins = [
     "crawler.demo_site.fixtures",
-    "crawler.testing.theme_sites.fixtures",
-    "mangalord.testing.fixtures",
-    "mangalord.testing.browser",
+    "testsupport.theme_sites.fixtures",
+    "testsupport.deployment_fixtures",
+    "testsupport.browser",
 ]
 
 

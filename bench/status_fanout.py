@@ -5,7 +5,7 @@
 
 Recreates a scratch PostgreSQL database (never the one in DATABASE_URL),
 migrates it, starts a real Daphne server on 127.0.0.1:<ephemeral> and a
-worker process (`crawler.testing.status_worker --churn`) that changes its
+worker process (`testsupport.status_worker --churn`) that changes its
 published status `--churn` times a second through the real `StatusHandle` ->
 `StatusPublisher` path (row write + NOTIFY). For each subscriber count it
 opens that many `GET /api/v1/admin/crawler/stream/` connections as a staff
@@ -131,7 +131,7 @@ def main() -> int:
 
     from django.db import connection
 
-    from crawler.testing.live_server import start_daphne
+    from testsupport.live_server import start_daphne
 
     connection.close()
     env = dict(os.environ, DATABASE_URL=args.database_url, PYTHONPATH=REPO_ROOT, LOG_LEVEL="INFO")
@@ -141,7 +141,7 @@ def main() -> int:
         [
             sys.executable,
             "-m",
-            "crawler.testing.status_worker",
+            "testsupport.status_worker",
             "--churn",
             str(args.churn),
             "--seconds",

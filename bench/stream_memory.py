@@ -130,7 +130,7 @@ class S3Environment:
 
 def s3_environment() -> S3Environment:
     """A local S3-protocol server with one bucket, and the settings environment that stores into it."""
-    from mangalord.testing.s3 import start_moto_server, storage_env
+    from testsupport.s3 import start_moto_server, storage_env
 
     server = start_moto_server()
     server.client().create_bucket(Bucket="bench")

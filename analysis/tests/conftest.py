@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from django.core.files.base import ContentFile
 
-from analysis.testing import VisionStandIn
 from analysis.tests.helpers import text_page
 from catalog.models import Chapter, Manga, Page, Source
+from testsupport.vision_standin import VisionStandIn
 
 FIXTURES = Path(__file__).parent / "fixtures"
 _seq = itertools.count(1)

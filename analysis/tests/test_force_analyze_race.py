@@ -14,10 +14,10 @@ import pytest
 
 from analysis.models import PageAnalysis
 from analysis.service import EnqueueForPageOutcome, enqueue_for_page
-from analysis.testing import Reply, completion
 from analysis.tests.helpers import lease_one, run_and_settle, run_handler
 from jobs import queue
 from jobs.models import Job, JobState
+from testsupport.vision_standin import Reply, completion
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,8 +9,8 @@ import pytest
 from analysis.backends import get_backend
 from analysis.backends.base import AnalysisError
 from analysis.backends.openai import MAX_SIDE, OpenAIVisionBackend, VisionUnavailable, parse_answer
-from analysis.testing import VisionStandIn, answer_json
 from analysis.tests.helpers import text_page
+from testsupport.vision_standin import VisionStandIn, answer_json
 
 pytestmark = pytest.mark.sqlite_ok
 

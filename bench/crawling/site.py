@@ -1,7 +1,7 @@
 """A static Madara-theme site on disk: the catalog plan, its JPEG pages (cached) and the theme's markup.
 
 The markup is what the Madara WordPress theme prints and what our `madara`
-preset reads (the fixture site `crawler.testing.theme_sites.madara` follows
+preset reads (the fixture site `testsupport.theme_sites.madara` follows
 the same conventions, served dynamically):
 - the archive `/manga/page/N/?m_orderby=latest`: `div.page-item-detail` cards
   with a "HOT" badge beside the title, `div.nav-previous` "Older Posts" while

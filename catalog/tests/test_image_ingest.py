@@ -11,7 +11,7 @@ from PIL import Image
 from catalog.errors import ImageRejected
 from catalog.storage import store_image_stream
 from catalog.tests.images import ChunkStream, image_bytes
-from crawler.testing.bad_images import bomb_png, garbage_png, truncated_png
+from testsupport.bad_images import bomb_png, garbage_png, truncated_png
 
 pytestmark = pytest.mark.sqlite_ok
 

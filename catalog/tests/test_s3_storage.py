@@ -24,7 +24,7 @@ from catalog.storage import delete_stored, open_stored, store_image_stream
 from catalog.tests.images import ChunkStream, image_bytes, store_from
 from crawler.errors import ImageRejected, SourceUnavailable
 from crawler.tests import api_factories as f
-from mangalord.testing.s3 import CuttingProxy
+from testsupport.s3 import CuttingProxy
 
 pytestmark = pytest.mark.sqlite_ok
 

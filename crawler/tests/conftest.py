@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from crawler.testing.live_server import LiveServer, start_daphne
+from testsupport.live_server import LiveServer, start_daphne
 
 REPO_ROOT = str(settings.BASE_DIR)
 # Short keep-alives so revocation and idle behaviour show within a test's patience.
@@ -41,7 +41,7 @@ def staff_session(staff) -> str:
 
 
 class StatusWorker:
-    """Drives `crawler.testing.status_worker` (a separate OS process) one command at a time."""
+    """Drives `testsupport.status_worker` (a separate OS process) one command at a time."""
 
     def __init__(self, process: subprocess.Popen) -> None:
         self.process = process
@@ -62,12 +62,12 @@ class StatusWorker:
 
 @pytest.fixture
 def status_worker_factory(transactional_db) -> Iterator[Callable[[dict[str, str]], StatusWorker]]:
-    """Starts `crawler.testing.status_worker` processes with a given environment; all stopped at teardown."""
+    """Starts `testsupport.status_worker` processes with a given environment; all stopped at teardown."""
     processes: list[subprocess.Popen] = []
 
     def start(env: dict[str, str]) -> StatusWorker:
         process = subprocess.Popen(
-            [sys.executable, "-m", "crawler.testing.status_worker"],
+            [sys.executable, "-m", "testsupport.status_worker"],
             cwd=REPO_ROOT,
             env=env,
             stdin=subprocess.PIPE,

@@ -1,7 +1,7 @@
 """Behind PgBouncer in transaction mode: NOTIFY goes through the pooler, LISTEN needs a direct session.
 
 Child processes reach the database through a real PgBouncer (see
-`mangalord.testing.pgbouncer`); the queue's exactly-once and chaos tests run
+`testsupport.pgbouncer`); the queue's exactly-once and chaos tests run
 through it too (`test_queue_processes.py`, `test_chaos.py`).
 """
 

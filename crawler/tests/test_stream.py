@@ -21,8 +21,8 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from crawler.status.stream import KEEP_ALIVE, StatusBroadcaster, TtlMemo, default_compose, get_broadcaster
-from crawler.testing.live_server import LiveServer
 from jobs.models import WorkerStatus
+from testsupport.live_server import LiveServer
 
 STREAM = "/api/v1/admin/crawler/stream/"
 

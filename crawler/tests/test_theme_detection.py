@@ -7,7 +7,7 @@ import pytest
 
 from crawler.sources.discover import SiteUnreadable, probe_site, site_root
 from crawler.sources.themes import detect_theme
-from crawler.testing.theme_sites.plain import HOME as PLAIN_HOME
+from testsupport.theme_sites.plain import HOME as PLAIN_HOME
 
 
 def get(url: str) -> str:
@@ -99,7 +99,7 @@ def test_probe_of_a_plain_site_detects_nothing(plain_site):
 
 
 def test_probe_refuses_a_redirect_to_another_host(plain_site, madara_site):
-    from crawler.testing.theme_sites.server import FixtureServer, redirect
+    from testsupport.theme_sites.server import FixtureServer, redirect
 
     hop = FixtureServer(lambda request: redirect("http://10.0.0.5/admin"), "redirecting-site")
     try:

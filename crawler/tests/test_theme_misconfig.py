@@ -17,9 +17,9 @@ from crawler import runtime
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.payloads import MetadataPass, SyncManga
 from crawler.status import StatusHandle
-from crawler.testing.theme_sites.expect import drain_crawl_worker, madara_source, themesia_source
 from jobs import queue
 from jobs.models import Job, JobState
+from testsupport.theme_sites.expect import drain_crawl_worker, madara_source, themesia_source
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

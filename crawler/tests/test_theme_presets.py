@@ -1,6 +1,6 @@
 """Madara and MangaThemesia sites crawled by preset alone: a metadata pass and `crawl_worker --drain` over HTTP.
 
-The fixture sites (crawler.testing.theme_sites) serve each theme's markup and
+The fixture sites (testsupport.theme_sites) serve each theme's markup and
 endpoints; the only settings are the preset (plus the CDN host for
 MangaThemesia). Everything the site shows must be stored, pages byte-identical.
 """
@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from crawler import runtime
-from crawler.testing.theme_sites.expect import (
+from jobs.models import Job
+from testsupport.theme_sites.expect import (
     check_full_crawl,
     crawl,
     madara_key,
@@ -18,8 +19,7 @@ from crawler.testing.theme_sites.expect import (
     themesia_key,
     themesia_source,
 )
-from crawler.testing.theme_sites.madara import MadaraSite
-from jobs.models import Job
+from testsupport.theme_sites.madara import MadaraSite
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,7 +68,7 @@ def test_mangathemesia_preset_stores_every_manga_chapter_date_and_page(mangathem
 
 
 def test_mangathemesia_site_listing_under_series_takes_one_override():
-    from crawler.testing.theme_sites.mangathemesia import MangaThemesiaSite
+    from testsupport.theme_sites.mangathemesia import MangaThemesiaSite
 
     site = MangaThemesiaSite(directory="series")
     try:

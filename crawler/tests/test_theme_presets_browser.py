@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.testing.theme_sites.expect import (
+from testsupport.theme_sites.expect import (
     check_full_crawl,
     crawl,
     madara_key,

@@ -31,7 +31,7 @@ from crawler.status.compose import compose_status
 from crawler.tests.worker_processes import wait_until, worker_pool
 from jobs import queue
 from jobs.models import Job, JobState, WorkerStatus
-from mangalord.testing.pgbouncer import start_pgbouncer
+from testsupport.pgbouncer import start_pgbouncer
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 

@@ -1,6 +1,6 @@
 """One journey, crawl to every reader, in real processes.
 
-A right-to-left Japanese Madara site (crawler/testing/theme_sites/journey.py)
+A right-to-left Japanese Madara site (testsupport/theme_sites/journey.py)
 is added with `add_source`, walked by `metadata_pass` and downloaded by
 `crawl_worker --drain`; then everything a user reads it with is checked as
 the user sees it: the web reader in Chromium, every OPDS feed against the
@@ -28,11 +28,11 @@ from playwright.sync_api import Browser, expect
 
 from catalog.models import Chapter, Manga, Page
 from conftest import REPO_ROOT
-from crawler.testing.live_server import LiveServer, start_daphne
-from crawler.testing.theme_sites.journey import CLEAN_TITLE, COLLIDING_TITLES, journey_catalog
-from crawler.testing.theme_sites.madara import MadaraSite
 from jobs.models import Job
 from reader.tests.conftest import assert_valid_opds
+from testsupport.live_server import LiveServer, start_daphne
+from testsupport.theme_sites.journey import CLEAN_TITLE, COLLIDING_TITLES, journey_catalog
+from testsupport.theme_sites.madara import MadaraSite
 
 pytestmark = [pytest.mark.process, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "alice-password"

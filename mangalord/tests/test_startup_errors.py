@@ -10,7 +10,7 @@ import pytest
 
 from conftest import REPO_ROOT
 from mangalord.startup import connection_failure
-from mangalord.testing.ports import free_port
+from testsupport.ports import free_port
 
 pytestmark = pytest.mark.sqlite_ok
 

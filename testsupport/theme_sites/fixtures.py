@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from crawler.testing.theme_sites.madara import MadaraSite
-from crawler.testing.theme_sites.mangathemesia import MangaThemesiaSite
-from crawler.testing.theme_sites.plain import PlainSite
+from testsupport.theme_sites.madara import MadaraSite
+from testsupport.theme_sites.mangathemesia import MangaThemesiaSite
+from testsupport.theme_sites.plain import PlainSite
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ import pytest
 from django.db import connection
 
 from catalog.s3 import storage_config
-from mangalord.testing.pgbouncer import PgBouncer, start_pgbouncer
-from mangalord.testing.s3 import (
+from testsupport.pgbouncer import PgBouncer, start_pgbouncer
+from testsupport.s3 import (
     ACCESS_KEY,
     REGION,
     SECRET_KEY,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from crawler.testing.theme_sites.catalog import FixtureChapter, FixtureManga
+from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga
 
 DIRTY_TITLE = "Yoru no Mon\x01\x1b\ufffe \u202eTower\u202c"
 CLEAN_TITLE = "Yoru no Mon Tower"

@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from mangalord.testing.ports import free_port, wait_for_port
+from testsupport.ports import free_port, wait_for_port
 
 ACCESS_KEY = "mangalord-test"
 SECRET_KEY = "mangalord-test-secret"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from crawler.demo_site.images import render_cover, render_page
-from crawler.testing.bad_images import bomb_png, truncated_png
+from testsupport.bad_images import bomb_png, truncated_png
 
 PAGES_PER_CHAPTER = 3
 _MANGAS = [

@@ -21,8 +21,8 @@ import datetime as dt
 import json
 from html import escape
 
-from crawler.testing.theme_sites.catalog import FixtureChapter, FixtureManga, build_catalog
-from crawler.testing.theme_sites.server import FixtureServer, Request, Response, html, not_found, png
+from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga, build_catalog
+from testsupport.theme_sites.server import FixtureServer, Request, Response, html, not_found, png
 
 PER_PAGE = 2
 PLACEHOLDER = (

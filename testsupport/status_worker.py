@@ -11,7 +11,7 @@ without crawling anything. Two modes:
 - `--churn RATE --seconds S`: change the page count RATE times a second for S
   seconds, then print this process's own query count as JSON.
 
-Run: python -m crawler.testing.status_worker [--churn 10 --seconds 5]
+Run: python -m testsupport.status_worker [--churn 10 --seconds 5]
 """
 
 from __future__ import annotations

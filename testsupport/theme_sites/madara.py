@@ -28,8 +28,8 @@ from __future__ import annotations
 import datetime as dt
 from html import escape
 
-from crawler.testing.theme_sites.catalog import FixtureChapter, FixtureManga, build_catalog
-from crawler.testing.theme_sites.server import FixtureServer, Request, Response, html, not_found, png, redirect
+from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga, build_catalog
+from testsupport.theme_sites.server import FixtureServer, Request, Response, html, not_found, png, redirect
 
 PER_PAGE = 2
 PLACEHOLDER = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crawler.testing.theme_sites.server import FixtureServer, Request, Response, html, not_found
+from testsupport.theme_sites.server import FixtureServer, Request, Response, html, not_found
 
 HOME = """<!DOCTYPE html><html lang="en-US"><head><meta charset="UTF-8"><title>Plain Blog</title>
 <link rel='stylesheet' id='twentytwentyfour-style-css' href='/wp-content/themes/twentytwentyfour/style.css'>

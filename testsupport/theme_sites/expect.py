@@ -11,9 +11,9 @@ from django.core.management import call_command
 
 from catalog.models import Chapter, Manga, MangaSource, Page, Source
 from crawler.payloads import MetadataPass
-from crawler.testing.theme_sites.catalog import FixtureChapter, FixtureManga
 from jobs import queue
 from jobs.models import Job, JobState
+from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga
 
 # The fixture sites are ours, on this machine: crawl them briskly, not at a real site's polite 2 requests/s.
 LOCAL_PACE: dict[str, Any] = {"rate_limit": 200, "burst": 50, "max_concurrency": 8}
