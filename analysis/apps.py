@@ -14,7 +14,7 @@ class AnalysisConfig(AppConfig):
         from analysis.handlers import ANALYSIS_KINDS
         from analysis.serializers import register_library_fields
         from crawler.api import routes
-        from crawler.events import chapter_downloaded
+        from crawler.pipeline_signals import chapter_downloaded
         from jobs import kinds
 
         kinds.register(*ANALYSIS_KINDS)

@@ -8,7 +8,7 @@ class CrawlerConfig(AppConfig):
     def ready(self) -> None:
         from catalog import source_settings
         from catalog.signals import bookmark_created
-        from crawler import download_policy, receivers
+        from crawler import bookmark_hook, download_policy
         from crawler.sources.config import SETTINGS_KEYS, validate_source_settings
         from crawler.workers.handlers import CRAWL_KINDS
         from jobs import kinds
@@ -17,4 +17,4 @@ class CrawlerConfig(AppConfig):
         source_settings.register("crawler.download_policy", {download_policy.KEY}, download_policy.validate)
         kinds.register(*CRAWL_KINDS)
 
-        bookmark_created.connect(receivers.enqueue_bookmarked_chapters, dispatch_uid="crawler.bookmark_hook")
+        bookmark_created.connect(bookmark_hook.enqueue_bookmarked_chapters, dispatch_uid="crawler.bookmark_hook")

@@ -2,7 +2,7 @@
 
 Subpackage `crawler.control`: this module (the actions), `audit` (the audit
 log, written only from here) and `backlog` (the read models of the operator's
-lists). It may import the queue, the passes and the runtime state; the API
+lists). It may import the queue, the passes and the state store; the API
 (`crawler.api`), the admin and the dashboard call it, the pipeline never does.
 
 Each function takes already-validated arguments (the API validates with its
@@ -27,7 +27,7 @@ from django.views.decorators.debug import sensitive_variables
 
 from catalog.bookmarks import not_downloaded
 from catalog.models import Chapter, Source
-from crawler import runtime
+from crawler import state_store
 from crawler.control import audit
 from crawler.passes.chapters import enqueue_chapter_content
 from crawler.payloads import MetadataPass, Reconcile
@@ -142,7 +142,7 @@ def request_reconcile(*, actor: Any, source_id: str | None = None) -> list[PassR
 
 def restart_browser(*, actor: Any) -> int:
     """Ask every crawl worker for a coordinated browser restart; returns the request generation."""
-    generation = runtime.request_browser_restart()
+    generation = state_store.request_browser_restart()
     audit.record(actor, "restart_browser", scope="all", detail={"generation": generation})
     return generation
 
@@ -174,7 +174,7 @@ def refresh_session(*, actor: Any, phpsessid: str, source_id: str | None = None)
     source = resolve_single_source(source_id)
     fingerprint = session_fingerprint(phpsessid)
     with transaction.atomic():
-        runtime.store_session_cookie(source.id, phpsessid)
+        state_store.store_session_cookie(source.id, phpsessid)
         audit.record(actor, "refresh_session", scope="source", target_id=source.id, detail={"sha256": fingerprint})
     logger.info("session refreshed for source=%s sha256=%s", source.id, fingerprint[:12])
     return SessionRefresh(source.id, fingerprint)

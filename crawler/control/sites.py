@@ -20,7 +20,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from catalog.models import Source
-from crawler import download_policy, runtime
+from crawler import download_policy, state_store
 from crawler.control import audit, downloads
 from crawler.control.dry_run import DryRun, dry_run
 
@@ -119,7 +119,7 @@ def update_settings(*, actor: Any, source: Source, settings: Any) -> Source:
 def next_scheduled_pass(now: dt.datetime | None = None) -> dt.datetime:
     """When the crawl workers' periodic metadata pass next fires (now, when none was ever scheduled)."""
     now = now or timezone.now()
-    raw = runtime.get_state(runtime.METADATA_SCHEDULE_KEY)
+    raw = state_store.get_state(state_store.METADATA_SCHEDULE_KEY)
     last = parse_datetime(raw) if isinstance(raw, str) else None
     interval = dt.timedelta(seconds=django_settings.CRAWLER_METADATA_INTERVAL)
     return now if last is None else max(now, last + interval)

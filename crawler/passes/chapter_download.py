@@ -30,7 +30,7 @@ from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream
 from crawler.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater, SessionExpired, SourceBusy
-from crawler.events import chapter_downloaded
+from crawler.pipeline_signals import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
 from crawler.status import StatusHandle

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from catalog.models import Manga, Source
-from crawler import runtime
+from crawler import state_store
 from crawler import status as phases
 from crawler.errors import RetryLater, SessionExpired, SourceConfigError
 from crawler.passes.pipeline import CoverOutcome, MangaOutcome, MetadataOutcome, fetch_cover, process_manga_ref
@@ -112,8 +112,8 @@ def run_metadata_pass(
 def _run(
     source_row: Source, source: SourceAdapter, *, status: StatusHandle, limit: int | None, cancel: threading.Event
 ) -> MetadataStats:
-    clean_before = runtime.last_run_clean(source_row.id)
-    runtime.set_last_run_clean(source_row.id, False)
+    clean_before = state_store.last_run_clean(source_row.id)
+    state_store.set_last_run_clean(source_row.id, False)
     stats = MetadataStats()
     attempted_covers: set[object] = set()
     try:
@@ -129,7 +129,7 @@ def _run(
     if not stats.aborted:
         _backfill_covers(source_row, source, stats, attempted_covers, status=status, cancel=cancel)
     if should_mark_clean_exit(stats.walked_to_completion, stats.stopped_early):
-        runtime.set_last_run_clean(source_row.id, True)
+        state_store.set_last_run_clean(source_row.id, True)
     _record(source_row, stats, status, source)
     return stats
 
@@ -260,7 +260,7 @@ def _record(source_row: Source, stats: MetadataStats, status: StatusHandle, sour
     notes = getattr(source, "notes", None)
     stats.dates_unparsed = getattr(notes, "unparsed_dates", 0)
     at = timezone.now()
-    runtime.save_last_pass(source_row.id, {**asdict(stats), "source_id": source_row.id, "at": at.isoformat()})
+    state_store.save_last_pass(source_row.id, {**asdict(stats), "source_id": source_row.id, "at": at.isoformat()})
     status.record_pass(
         discovered=stats.discovered,
         upserted=stats.upserted,

@@ -4,7 +4,7 @@ Subpackage `crawler.sources`: adapters (`demo`, `html`), their validated
 settings (`config`), HTML parsing, the host allow-list, the HTTP client, the
 shared Chromium (`browser`) and per-source politeness (`politeness`, `gate`,
 `limiter`). It talks to the outside world and returns plain records; it may
-import `crawler.errors`, `crawler.runtime`, `crawler.models` (the limiter's
+import `crawler.errors`, `crawler.state_store`, `crawler.models` (the limiter's
 rows) and `catalog`, never the passes, the workers or the controls.
 """
 
@@ -43,7 +43,7 @@ def get_source(
     invalid, or when the adapter needs a browser and none was given.
     """
     # Imported here so importing crawler.sources (e.g. base records) never needs the app registry.
-    from crawler import runtime
+    from crawler import state_store
     from crawler.sources.limiter import SourceLimiter
 
     settings = source_row.settings or {}
@@ -56,7 +56,7 @@ def get_source(
         source_row.id,
         source_row.base_url,
         config,
-        session_value=runtime.session_cookie(source_row.id),
+        session_value=state_store.session_cookie(source_row.id),
         browser=browser,
         gate=SourceLimiter(source_row.id, config.politeness, cancel=cancel, yield_when_busy=yield_when_busy),
     )

@@ -426,10 +426,10 @@ def _navigate(
 
 def _clear_expired_sessions() -> None:
     """A successful restart clears the sticky session_expired flags (seed 001)."""
-    from crawler import runtime
+    from crawler import state_store
 
     try:
-        for source_id in runtime.expired_sessions():
-            runtime.set_session_expired(source_id, False)
+        for source_id in state_store.expired_sessions():
+            state_store.set_session_expired(source_id, False)
     except Exception as exc:  # the restart itself succeeded; a DB hiccup must not undo that
         logger.warning("browser: restarted but could not clear session_expired flags: %s", exc)

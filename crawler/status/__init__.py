@@ -3,7 +3,7 @@
 Subpackage `crawler.status`: this module (the in-memory `StatusHandle` and
 phases), `publish` (status rows and the debounced publisher), `compose` (the
 payload every reader shows), `stream` (the SSE broadcaster) and `views`/`urls`
-(the dashboard page). It may import `jobs` (counts), `crawler.runtime`,
+(the dashboard page). It may import `jobs` (counts), `crawler.state_store`,
 `crawler.control.backlog` and `catalog`; the pipeline imports only this module.
 
 Each worker process holds one `StatusHandle`. Pipeline code publishes into it

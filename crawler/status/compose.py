@@ -15,7 +15,7 @@ from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
-from crawler import runtime
+from crawler import state_store
 from crawler.passes import disk_guard
 from crawler.sources import limiter
 from crawler.status.publish import HEARTBEAT_SECS
@@ -131,12 +131,12 @@ def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, i
         "active_chapters": active_chapters,
         "current_cover": covers[0] if covers else None,
         "queue": counts if counts is not None else queue_counts(),
-        "session_expired": runtime.expired_sessions(),
+        "session_expired": state_store.expired_sessions(),
         "browser": browsers,
         "circuit": {"open": bool(circuit_until), "open_until": max(circuit_until) if circuit_until else None},
         # Sources told to come back later (429/503 Retry-After): no worker requests them until `until`.
         "cooling_down": limiter.cooling_status(now),
-        "last_pass": runtime.latest_pass_summary(),
+        "last_pass": state_store.latest_pass_summary(),
         # Page downloads paused for want of disk space (CRAWLER_MIN_FREE_DISK), and the space left.
         "storage": storage_status(live),
         # Per source: download policy, chapters downloaded / waiting / not wanted, storage (memoised).

@@ -29,8 +29,8 @@ from django.conf import settings
 from django.db import DatabaseError, connection, connections
 from django.utils import timezone
 
-from crawler.signals import notify_status_changed
 from crawler.status import StatusHandle, StatusSnapshot, idle
+from crawler.status_notify import notify_status_changed
 from jobs.models import WorkerStatus
 
 logger = logging.getLogger(__name__)

@@ -46,7 +46,7 @@ from django.utils import timezone
 from accounts import credentials
 from accounts.lockout import LockedOut
 from crawler.control.operators import can_watch
-from crawler.signals import STATUS_CHANNEL, STATUS_GROUP
+from crawler.status_notify import STATUS_CHANNEL, STATUS_GROUP
 from jobs.wakeup import can_listen, listen_connection
 
 logger = logging.getLogger(__name__)

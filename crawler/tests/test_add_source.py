@@ -94,11 +94,11 @@ def test_a_site_matching_no_theme_is_refused_with_the_presets_to_pick(plain_site
 def test_the_last_line_says_when_the_first_crawl_starts_and_how_to_start_it_now(mangathemesia_site, settings):
     import datetime as dt
 
-    from crawler import runtime
+    from crawler import state_store
 
     settings.CRAWLER_METADATA_INTERVAL = 1800
     last = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=10)  # the workers scheduled a pass 10 minutes ago
-    runtime.set_state(runtime.METADATA_SCHEDULE_KEY, last.isoformat())
+    state_store.set_state(state_store.METADATA_SCHEDULE_KEY, last.isoformat())
     next_pass = last + dt.timedelta(minutes=30)
     output = add_source(
         "Themesia", mangathemesia_site.base_url, "--set", f'image_hosts=["{mangathemesia_site.cdn.host_port}"]'

@@ -15,7 +15,7 @@ from django.test import AsyncClient
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from crawler import runtime
+from crawler import state_store
 from crawler.api.security import is_origin_allowed
 from crawler.models import AuditEvent
 from crawler.tests import api_factories as f
@@ -157,7 +157,7 @@ def test_token_client_without_origin_is_accepted(staff, world):
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=staff).key}")
     response = client.post(BASE + "restart-browser/")
     assert response.status_code == 202
-    assert runtime.browser_restart_generation() == 1
+    assert state_store.browser_restart_generation() == 1
 
 
 @pytest.mark.sqlite_ok

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from analysis.payloads import AnalyzePage
 from analysis.service import EnqueueForPageOutcome
-from crawler import runtime
+from crawler import state_store
 from crawler.models import AuditEvent
 from crawler.tests import api_factories as f
 from jobs.models import Job, JobState
@@ -141,10 +141,10 @@ def test_bad_pass_request_is_4xx_and_enqueues_nothing(client, db, route, setup, 
 
 @pytest.mark.sqlite_ok
 def test_restart_browser_bumps_the_generation_workers_watch(client, staff, db):
-    assert runtime.browser_restart_generation() == 0
+    assert state_store.browser_restart_generation() == 0
     assert post(client, "restart-browser/").json() == {"generation": 1}
     assert post(client, "restart-browser/").json() == {"generation": 2}
-    assert runtime.browser_restart_generation() == 2
+    assert state_store.browser_restart_generation() == 2
     assert list(AuditEvent.objects.values_list("action", "actor")) == [("restart_browser", staff.id)] * 2
 
 

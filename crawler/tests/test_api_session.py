@@ -8,7 +8,7 @@ import logging
 import pytest
 from rest_framework.test import APIClient
 
-from crawler import runtime
+from crawler import state_store
 from crawler.control import is_valid_phpsessid
 from crawler.models import AuditEvent
 from crawler.tests import api_factories as f
@@ -36,13 +36,13 @@ def _everything_logged(caplog) -> str:
 @pytest.mark.sqlite_ok
 def test_refresh_stores_value_clears_expired_flag_and_audits_only_the_fingerprint(client, staff, db):
     f.source("target")
-    runtime.set_session_expired("target", True)
+    state_store.set_session_expired("target", True)
     response = post(client, {"phpsessid": SECRET})
     assert response.status_code == 200
     assert response.json() == {"source": "target", "stored": True}
     assert SECRET not in response.content.decode()
-    assert runtime.session_cookie("target") == SECRET
-    assert runtime.session_expired("target") is False
+    assert state_store.session_cookie("target") == SECRET
+    assert state_store.session_expired("target") is False
     row = AuditEvent.objects.get(action="refresh_session")
     assert (row.actor, row.scope, row.target_id) == (staff, "source", "target")
     assert row.detail == {"sha256": hashlib.sha256(SECRET.encode()).hexdigest()}
@@ -69,8 +69,8 @@ def test_named_source_among_several(client, db):
     f.source("demo")
     f.source("target")
     assert post(client, {"phpsessid": SECRET, "source": "target"}).status_code == 200
-    assert runtime.session_cookie("target") == SECRET
-    assert runtime.session_cookie("demo") is None
+    assert state_store.session_cookie("target") == SECRET
+    assert state_store.session_cookie("demo") is None
 
 
 @pytest.mark.sqlite_ok
@@ -100,7 +100,7 @@ def test_bad_session_input_is_400_without_echo_or_change(client, body, db):
     value = body.get("phpsessid")
     if isinstance(value, str) and len(value) > 2:
         assert value not in response.content.decode()
-    assert runtime.session_cookie("target") is None
+    assert state_store.session_cookie("target") is None
     assert not AuditEvent.objects.exists()
 
 
@@ -111,7 +111,7 @@ def test_several_enabled_sources_need_the_source_named(client, db):
     response = post(client, {"phpsessid": SECRET})
     assert response.status_code == 400
     assert "source" in response.json()["detail"]
-    assert runtime.session_cookie("demo") is None and runtime.session_cookie("target") is None
+    assert state_store.session_cookie("demo") is None and state_store.session_cookie("target") is None
 
 
 @pytest.mark.sqlite_ok

@@ -5,7 +5,7 @@ from django.db import connection, transaction
 
 from crawler import control
 from crawler.models import AuditEvent
-from crawler.signals import STATUS_CHANNEL
+from crawler.status_notify import STATUS_CHANNEL
 from jobs.wakeup import listen_connection
 
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY needs PostgreSQL")

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from catalog.models import Source
-from crawler import runtime
+from crawler import state_store
 from crawler.demo_site.throttle import ServerThrottle
 from crawler.errors import FetchRefused, NotFound, SessionExpired, SourceCoolingDown, SourceUnavailable
 from crawler.sources import get_source, limiter
@@ -70,7 +70,7 @@ def test_phpsessid_reaches_chromium_and_the_image_fetch(demo_site, browser_sourc
     demo_site.require_session = "browser-sess-42"
     with pytest.raises(SessionExpired):
         get_source(browser_source, browser=shared_browser).list_page(1)
-    runtime.store_session_cookie("target", "browser-sess-42")
+    state_store.store_session_cookie("target", "browser-sess-42")
     demo_site.requests.clear()
     source = get_source(browser_source, browser=shared_browser)
     refs, _ = source.list_page(1)
@@ -103,7 +103,7 @@ def test_detail_404_through_chromium_is_not_found(demo_site, browser_source, sha
 
 
 def test_restart_drains_in_flight_work_then_relaunches_and_clears_session_expired(demo_site):
-    runtime.set_session_expired("target", True)
+    state_store.set_session_expired("target", True)
     manager = BrowserManager()
     try:
         manager.run(lambda browser: browser.version)  # launch
@@ -125,7 +125,7 @@ def test_restart_drains_in_flight_work_then_relaunches_and_clears_session_expire
         # While draining: no relaunch yet, the flag is still set, and a newcomer waits at the gate.
         late = threading.Thread(target=lambda: manager.run(lambda b: order.append(f"late user saw {manager.restarts}")))
         late.start()
-        assert manager.restarts == 0 and runtime.session_expired("target") is True
+        assert manager.restarts == 0 and state_store.session_expired("target") is True
         assert restarter.is_alive() and late.is_alive()
         release.set()
         for thread in (worker, restarter, late):
@@ -133,7 +133,7 @@ def test_restart_drains_in_flight_work_then_relaunches_and_clears_session_expire
         assert order[0] == "in-flight work finished"
         assert sorted(order[1:]) == ["late user saw 1", "restarted"]
         assert manager.restarts == 1 and manager.state == "running"
-        assert runtime.session_expired("target") is False
+        assert state_store.session_expired("target") is False
     finally:
         manager.close()
 

@@ -13,7 +13,7 @@ from django.contrib.sessions.models import Session
 from playwright.sync_api import Browser, Page, expect
 
 from catalog.models import Manga, Source
-from crawler import runtime
+from crawler import state_store
 from crawler.payloads import SyncManga
 from jobs.models import Job, JobState
 from jobs.queue import enqueue
@@ -112,7 +112,7 @@ def test_a_status_change_made_by_a_worker_process_appears_without_reload(daphne_
     for n in range(3):
         enqueue(SyncManga(source_id=source.id, source_manga_key=f"k{n}", title=f"Queued manga {n}"))
     Manga.objects.create(title="Coverless Manga")
-    runtime.save_last_pass(
+    state_store.save_last_pass(
         source.id,
         {
             "at": "2026-01-02T03:04:05+00:00",
@@ -274,7 +274,7 @@ def test_restart_confirm_modal_is_cancelled_from_the_keyboard_and_returns_focus(
     page.keyboard.press("Enter")
     expect(dialog).to_be_hidden()
     assert _focused_label(page) == "Restart the crawler browser"
-    assert runtime.browser_restart_generation() == 0
+    assert state_store.browser_restart_generation() == 0
 
     # The requeue-all modal opens with Cancel focused as well.
     page.get_by_role("button", name="Requeue every dead job").click()
@@ -285,14 +285,14 @@ def test_restart_confirm_modal_is_cancelled_from_the_keyboard_and_returns_focus(
     opener.click()
     page.get_by_role("button", name="Confirm browser restart").click()
     expect(page.locator("#cd-control-result")).to_have_text("Browser restart requested (generation 1).")
-    assert runtime.browser_restart_generation() == 1
+    assert state_store.browser_restart_generation() == 1
 
 
 @pytest.mark.browser
 @pytest.mark.process
 def test_session_refresh_modal_stores_the_value_from_a_password_field(daphne_server, staff, page):
     Source.objects.create(id="demo", name="Demo", kind="demo", base_url="http://127.0.0.1:1/")
-    runtime.set_session_expired("demo", True)
+    state_store.set_session_expired("demo", True)
     _open_live_dashboard(page, daphne_server, staff)
     expect(page.locator("#cd-flags")).to_contain_text("Session expired: demo")
 
@@ -303,14 +303,14 @@ def test_session_refresh_modal_stores_the_value_from_a_password_field(daphne_ser
     field.fill("bad value!")
     page.get_by_role("button", name="Store the new session").click()
     expect(page.locator("#cd-session-error")).to_contain_text("phpsessid")
-    assert runtime.session_cookie("demo") is None
+    assert state_store.session_cookie("demo") is None
 
     field.fill("abc123def456")
     page.get_by_role("button", name="Store the new session").click()
     expect(page.locator("#cd-session-modal")).to_be_hidden()
     expect(page.locator("#cd-control-result")).to_have_text("Session stored for demo.")
-    assert runtime.session_cookie("demo") == "abc123def456"
-    assert not runtime.session_expired("demo")
+    assert state_store.session_cookie("demo") == "abc123def456"
+    assert not state_store.session_expired("demo")
 
 
 @pytest.mark.browser

@@ -12,7 +12,7 @@ import pytest
 from django.core.files.storage import default_storage
 
 from catalog.models import Chapter, Manga, MangaSource
-from crawler import runtime
+from crawler import state_store
 from crawler.errors import SessionExpired, SourceUnavailable
 from crawler.passes import metadata_pass
 from crawler.passes.metadata_pass import run_metadata_pass
@@ -55,8 +55,8 @@ def test_full_pass_stores_every_manga_cover_and_chapter_and_enqueues_content_in_
         assert numbers == sorted(c.number for c in site_manga.chapters)
     assert Decimal("2.5") in content_job_numbers(MangaSource.objects.get(source_manga_key="manga-0004").manga)
     assert Job.objects.filter(kind="sync_chapter_content").count() == sum(len(m.chapters) for m in site_mangas)
-    assert runtime.last_run_clean("demo") is True
-    summary = runtime.last_pass("demo")
+    assert state_store.last_run_clean("demo") is True
+    summary = state_store.last_pass("demo")
     assert summary["discovered"] == 12 and summary["covers_fetched"] == 12 and summary["at"]
     snapshot = status.snapshot()
     assert snapshot.last_pass["discovered"] == 12
@@ -86,7 +86,7 @@ def test_second_pass_stops_at_the_first_unchanged_manga(demo_site, demo_source):
 
     assert stats.discovered == 1
     assert stats.stopped_early and not stats.walked_to_completion
-    assert runtime.last_run_clean("demo") is True
+    assert state_store.last_run_clean("demo") is True
 
 
 def test_pass_after_a_new_chapter_syncs_that_manga_then_stops_at_the_next_unchanged(demo_site, demo_source):
@@ -124,12 +124,12 @@ def test_a_pass_that_did_not_exit_cleanly_makes_the_next_pass_walk_everything(de
     demo_site.faults.login_wall = True
     with pytest.raises(SessionExpired):
         run_pass(demo_source)
-    assert runtime.last_run_clean("demo") is False
+    assert state_store.last_run_clean("demo") is False
     demo_site.faults.login_wall = False
 
     recovery = run_pass(demo_source)
     assert recovery.discovered == 12 and recovery.walked_to_completion and not recovery.stopped_early
-    assert runtime.last_run_clean("demo") is True
+    assert state_store.last_run_clean("demo") is True
 
     assert run_pass(demo_source).discovered == 1
 
@@ -137,7 +137,7 @@ def test_a_pass_that_did_not_exit_cleanly_makes_the_next_pass_walk_everything(de
 def test_flag_left_false_by_a_killed_pass_makes_the_next_pass_walk_everything(demo_site, demo_source):
     run_pass(demo_source)
     # What a kill -9 mid-walk leaves behind: the flag the pass set false at start.
-    runtime.set_last_run_clean("demo", False)
+    state_store.set_last_run_clean("demo", False)
 
     stats = run_pass(demo_source)
 
@@ -148,7 +148,7 @@ def test_a_limited_pass_is_never_a_clean_exit(demo_site, demo_source):
     stats = run_pass(demo_source, limit=4)
 
     assert stats.discovered == 4 and not stats.walked_to_completion
-    assert runtime.last_run_clean("demo") is False
+    assert state_store.last_run_clean("demo") is False
     assert run_pass(demo_source).discovered == 12
 
 
@@ -194,8 +194,8 @@ def test_consecutive_detail_failures_abort_the_pass(demo_site, demo_source, sett
     stats = run_pass(demo_source)
 
     assert stats.aborted and (stats.discovered, stats.mangas_failed) == (3, 3)
-    assert runtime.last_run_clean("demo") is False
-    assert runtime.last_pass("demo")["aborted"] is True
+    assert state_store.last_run_clean("demo") is False
+    assert state_store.last_pass("demo")["aborted"] is True
 
 
 def test_an_outage_during_the_walk_aborts_after_n_consecutive_failures(demo_site, demo_source, settings, monkeypatch):
@@ -221,14 +221,14 @@ def test_an_outage_during_the_walk_aborts_after_n_consecutive_failures(demo_site
 
     assert stats.aborted and (stats.discovered, stats.mangas_failed) == (4, 4)
     assert Manga.objects.count() == 0
-    assert runtime.last_run_clean("demo") is False
+    assert state_store.last_run_clean("demo") is False
 
 
 def test_an_outage_on_the_list_page_fails_the_pass_without_a_clean_exit(demo_site, demo_source):
     demo_site.faults.outage = True
     with pytest.raises(SourceUnavailable):
         run_pass(demo_source)
-    assert runtime.last_run_clean("demo") is False
+    assert state_store.last_run_clean("demo") is False
 
 
 def test_a_broken_cover_does_not_fail_its_manga_and_the_backfill_retries_it(demo_site, demo_source):
@@ -290,4 +290,4 @@ def test_a_list_that_stops_advancing_ends_the_pass_without_a_clean_exit(demo_sit
     stats = run_pass(demo_source)
 
     assert stats.discovered == 10 and not stats.walked_to_completion
-    assert runtime.last_run_clean("demo") is False
+    assert state_store.last_run_clean("demo") is False

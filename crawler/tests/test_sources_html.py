@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from catalog.models import Source
-from crawler import runtime
+from crawler import state_store
 from crawler.errors import CrawlerError, FetchRefused, NotFound, SessionExpired, SourceConfigError, SourceUnavailable
 from crawler.sources import get_source
 from crawler.sources.base import SourceChapter, SourceMangaRef
@@ -108,7 +108,7 @@ def test_phpsessid_from_runtime_state_opens_the_site_and_travels_with_image_fetc
     demo_site.require_session = "sess-0123456789"
     with pytest.raises(SessionExpired):
         get_source(demo_source).list_page(1)
-    runtime.store_session_cookie("demo", "sess-0123456789")
+    state_store.store_session_cookie("demo", "sess-0123456789")
     with caplog.at_level(logging.DEBUG):
         source = get_source(demo_source)
         refs, _ = source.list_page(1)

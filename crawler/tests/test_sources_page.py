@@ -9,7 +9,7 @@ from django.test import Client
 from django.utils import timezone
 
 from catalog.models import Source
-from crawler import runtime
+from crawler import state_store
 from crawler.models import AuditEvent, SourceThrottle
 from crawler.payloads import MetadataPass
 from crawler.tests import api_factories as f
@@ -41,7 +41,9 @@ def _source_with_state(source_id: str, *, dead: int, queued: int) -> Source:
 def test_the_list_shows_each_sources_state_in_a_fixed_number_of_queries(client, django_assert_num_queries):
     now = timezone.now()
     _source_with_state("alpha", dead=2, queued=3)
-    runtime.save_last_pass("alpha", {"at": (now - dt.timedelta(minutes=5)).isoformat(), "discovered": 7, "upserted": 4})
+    state_store.save_last_pass(
+        "alpha", {"at": (now - dt.timedelta(minutes=5)).isoformat(), "discovered": 7, "upserted": 4}
+    )
     SourceThrottle.objects.create(source_id="alpha", tokens=0, cooling_until=now + dt.timedelta(minutes=2),
                                   cooling_reason="429 from the site")  # fmt: skip
     # 4 for the session, the user and their permissions, then one per column, whatever the number of sources.

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from crawler import runtime
+from crawler import state_store
 from crawler.payloads import MetadataPass, SyncChapterContent
 from crawler.status import fetching_metadata, idle, reconciling, walking_list
 from crawler.status.compose import GONE_AFTER, compose_status, most_interesting_phase, queue_counts
@@ -100,9 +100,9 @@ def test_active_chapters_and_cover_are_merged_across_live_workers():
 
 
 def test_status_carries_expired_sessions_and_the_last_pass():
-    runtime.set_session_expired("target", True)
+    state_store.set_session_expired("target", True)
     summary = {"at": "2026-01-01T00:00:00+00:00", "discovered": 3, "upserted": 2, "covers_fetched": 1}
-    runtime.save_last_pass("demo", summary)
+    state_store.save_last_pass("demo", summary)
     status = compose_status()
     assert status["session_expired"] == ["target"]
     assert status["last_pass"] == summary

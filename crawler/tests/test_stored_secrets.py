@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from crawler import runtime
+from crawler import state_store
 from crawler.models import CrawlerState
 
 COOKIE = "s3cr3t-SESSION-value,42"
@@ -26,7 +26,7 @@ def admin_client(staff) -> Client:
 @pytest.mark.sqlite_ok
 @pytest.mark.django_db
 def test_the_session_cookie_is_never_rendered_and_cannot_be_edited_in_the_admin(admin_client):
-    runtime.store_session_cookie("demo", COOKIE)
+    state_store.store_session_cookie("demo", COOKIE)
     key = "session:demo:cookie"
     listing = admin_client.get("/admin/crawler/crawlerstate/")
     change = admin_client.get(f"/admin/crawler/crawlerstate/{key}/change/")
@@ -40,7 +40,7 @@ def test_the_session_cookie_is_never_rendered_and_cannot_be_edited_in_the_admin(
         admin_client.post("/admin/crawler/crawlerstate/add/", {"key": "session:x:cookie", "value": '"x"'}).status_code
         == 403
     )
-    assert runtime.session_cookie("demo") == COOKIE
+    assert state_store.session_cookie("demo") == COOKIE
     assert not CrawlerState.objects.filter(key="session:x:cookie").exists()
 
 

@@ -13,7 +13,7 @@ import logging
 import pytest
 
 from catalog.models import Chapter, MangaSource
-from crawler import runtime
+from crawler import state_store
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.payloads import MetadataPass, SyncManga
 from crawler.status import StatusHandle
@@ -40,9 +40,9 @@ def test_list_anchor_matching_nothing_dead_letters_the_pass_with_the_selector_an
     [job] = dead_jobs("metadata_pass")
     assert (job.last_error, job.attempts) == (f"SelectorMatchedNothing: {expected}", 1)
     assert expected in caplog.text
-    summary = runtime.last_pass(row.id)
+    summary = state_store.last_pass(row.id)
     assert summary["config_errors"] == 1 and summary["discovered"] == 0
-    assert not runtime.last_run_clean(row.id)
+    assert not state_store.last_run_clean(row.id)
 
 
 def test_chapter_item_matching_nothing_is_counted_per_manga_and_dead_letters_sync_manga(madara_site, caplog):
@@ -56,7 +56,7 @@ def test_chapter_item_matching_nothing_is_counted_per_manga_and_dead_letters_syn
     )
     assert expected in caplog.text
     assert (stats.mangas_failed, stats.config_errors) == (5, 5)
-    assert runtime.last_pass(row.id)["config_errors"] == 5
+    assert state_store.last_pass(row.id)["config_errors"] == 5
     queue.enqueue(SyncManga(source_id=row.id, source_manga_key="crimson-tide", url=url, title="Crimson Tide"))
     drain_crawl_worker()
     [job] = dead_jobs("sync_manga")
@@ -130,14 +130,14 @@ def test_cdn_refusing_an_image_without_referer_is_a_fetch_error_not_a_session_ex
     assert len(failed) == 12
     assert all(j.state == JobState.PENDING and j.attempts == 1 for j in failed)  # retried later, like any fetch
     assert "answered 403 (the image host refused the request; check image_referer and headers)" in failed[0].last_error
-    assert not runtime.session_expired(row.id)
+    assert not state_store.session_expired(row.id)
 
 
 def test_a_404_past_the_first_list_page_ends_the_walk_cleanly(madara_site):
     row = madara_source(madara_site, list_next=None)
     stats = run_metadata_pass(row, status=StatusHandle())
     assert stats.walked_to_completion and stats.discovered == 5 and stats.mangas_failed == 0
-    assert runtime.last_run_clean(row.id)
+    assert state_store.last_run_clean(row.id)
     assert [r.path for r in madara_site.server.requests if r.path.startswith("/manga/page/4")] == ["/manga/page/4/"]
 
 
@@ -155,7 +155,7 @@ def test_unparsed_dates_are_counted_and_warned_once_per_pass(madara_site, caplog
     row = madara_source(madara_site, date_language="es")
     with caplog.at_level(logging.WARNING):
         stats = run_metadata_pass(row, status=StatusHandle())
-    assert stats.dates_unparsed == 3 and runtime.last_pass(row.id)["dates_unparsed"] == 3
+    assert stats.dates_unparsed == 3 and state_store.last_pass(row.id)["dates_unparsed"] == 3
     warnings = [r.getMessage() for r in caplog.records if "could not be parsed" in r.getMessage()]
     assert warnings == [
         "source madara: 3 chapter date(s) could not be parsed (e.g. '2 days ago', 'an hour ago', 'yesterday'); "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler import runtime
+from crawler import state_store
 from jobs.models import Job
 from testsupport.theme_sites.expect import (
     check_full_crawl,
@@ -32,7 +32,7 @@ def test_madara_preset_stores_every_manga_chapter_date_and_page(madara_site):
     # Newer theme: the old admin-ajax endpoint answered 400 and the manga's own endpoint served the list.
     assert len(madara_site.server.hits("POST", "/wp-admin/admin-ajax.php")) == 5
     assert len([r for r in madara_site.server.hits("POST", "/manga/") if r.path.endswith("/ajax/chapters/")]) == 5
-    assert runtime.last_run_clean(row.id)
+    assert state_store.last_run_clean(row.id)
 
 
 def test_madara_old_chapter_endpoint_is_used_when_the_site_still_answers_it():
@@ -53,7 +53,7 @@ def test_madara_load_more_preset_pages_the_list_by_post(madara_site):
     pages = [r.form["page"] for r in madara_site.server.hits("POST", "/wp-admin/admin-ajax.php")
              if r.form.get("action") == "madara_load_more"]  # fmt: skip
     assert pages == ["0", "1", "2", "3"]  # the fourth answer is empty: the end of the list
-    assert runtime.last_run_clean(row.id)
+    assert state_store.last_run_clean(row.id)
 
 
 def test_mangathemesia_preset_stores_every_manga_chapter_date_and_page(mangathemesia_site):

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from crawler import runtime
+from crawler import state_store
 from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
 from crawler.payloads import SyncChapterContent
 from crawler.status import StatusHandle
@@ -157,13 +157,13 @@ def test_session_expired_releases_sets_flag_and_pauses_until_refreshed(workers):
 
     row = job(first)
     assert (row.state, row.attempts) == (JobState.PENDING, 0)  # released: no attempt burned
-    assert runtime.session_expired("demo") is True
+    assert state_store.session_expired("demo") is True
     assert worker.step() is False  # paused, although two jobs are leasable
     assert job(second).state == JobState.PENDING
     assert worker.status.snapshot().flags["session_expired"] == ["demo"]
 
     wall.clear()
-    runtime.store_session_cookie("demo", "refreshed")  # the operator's refresh, from any process
+    state_store.store_session_cookie("demo", "refreshed")  # the operator's refresh, from any process
     assert worker.step() is True
     wait_for_in_flight(worker)
     worker.step()
@@ -185,7 +185,7 @@ def test_an_expired_session_pauses_only_its_own_source(workers):
     worker = workers(handler, concurrency=1)
     worker.step()
     wait_for_in_flight(worker)
-    assert runtime.expired_sessions() == ["target"]
+    assert state_store.expired_sessions() == ["target"]
 
     assert worker.step() is True  # the demo source's job still runs
     wait_for_in_flight(worker)
@@ -347,7 +347,7 @@ def test_browser_restart_request_reaches_a_running_worker(workers):
     worker.step()
     assert browser.restarts == 0
 
-    runtime.request_browser_restart()
+    state_store.request_browser_restart()
     worker.step()
     deadline = time.monotonic() + 5
     while browser.restarts == 0 and time.monotonic() < deadline:
@@ -372,7 +372,7 @@ def test_browser_restart_request_does_not_launch_a_browser_that_never_ran(worker
     worker = workers(lambda payload, ctx: None, browser_factory=IdleBrowser)
     worker.boot()
     worker.hooks.shared_browser()
-    runtime.request_browser_restart()
+    state_store.request_browser_restart()
     worker.step()
     time.sleep(0.1)
     assert worker.hooks.browser.restarts == 0

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import Chapter, Page
-from crawler import runtime
+from crawler import state_store
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.status import StatusHandle
 from crawler.status.compose import GONE_AFTER, compose_status
@@ -183,7 +183,7 @@ def test_login_wall_sets_session_expired_releases_and_resumes_after_refresh(one_
     site.faults.login_wall = True
     worker = workers.start()
 
-    wait_until(lambda: runtime.session_expired("demo"), what="the session-expired flag")
+    wait_until(lambda: state_store.session_expired("demo"), what="the session-expired flag")
     wait_until(lambda: job_row(job).state == JobState.PENDING, what="the release")
     row = job_row(job)
     assert row.attempts == 0  # released, not failed
@@ -193,7 +193,7 @@ def test_login_wall_sets_session_expired_releases_and_resumes_after_refresh(one_
     )
 
     site.faults.login_wall = False
-    runtime.store_session_cookie("demo", "refreshed-by-operator")
+    state_store.store_session_cookie("demo", "refreshed-by-operator")
     wait_until(lambda: job_row(job).state == JobState.DONE, what="work to resume")
     assert worker.terminate() == 0
     assert job_row(job).attempts == 1

@@ -21,7 +21,7 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from crawler import runtime
+from crawler import state_store
 from crawler import status as phases
 from crawler.passes.disk_guard import storage_paused
 from crawler.payloads import MetadataPass, SyncChapterContent
@@ -36,7 +36,7 @@ from jobs.worker.loop import Periodic, Worker, WorkerConfig
 
 logger = logging.getLogger(__name__)
 
-SCHEDULE_KEY = runtime.METADATA_SCHEDULE_KEY
+SCHEDULE_KEY = state_store.METADATA_SCHEDULE_KEY
 # The schedule is durable (shared by every crawl worker), but checking it is
 # a query, so each worker looks at most this often.
 SCHEDULE_CHECK_EVERY = timedelta(minutes=1)
@@ -58,11 +58,11 @@ def enqueue_due_metadata_passes(now: datetime | None = None) -> datetime:
 
     now = now or timezone.now()
     interval = timedelta(seconds=settings.CRAWLER_METADATA_INTERVAL)
-    raw = runtime.get_state(SCHEDULE_KEY)
+    raw = state_store.get_state(SCHEDULE_KEY)
     last = parse_datetime(raw) if isinstance(raw, str) else None
     if last is not None and not metadata_pass_due(last, interval, now):
         return last + interval
-    runtime.set_state(SCHEDULE_KEY, now.isoformat())
+    state_store.set_state(SCHEDULE_KEY, now.isoformat())
     inserted = 0
     for source_id in Source.objects.filter(enabled=True).values_list("id", flat=True):
         if queue.enqueue(MetadataPass(source_id=source_id)).inserted:
@@ -165,14 +165,14 @@ class CrawlHooks(PublishedStatus):
         """The login wall: flag the source's session expired (sticky, in every process) until an operator refreshes it."""
         source_id = getattr(lease.payload, "source_id", None)
         if source_id:
-            runtime.set_session_expired(source_id, True)
+            state_store.set_session_expired(source_id, True)
 
     def refresh_control(self) -> None:
         """Pick up what operators changed in any process: session refreshes, cooldowns, browser restarts; the disk's room."""
         self._set_storage_paused(storage_paused())
-        self._set_paused(set(runtime.expired_sessions()))
+        self._set_paused(set(state_store.expired_sessions()))
         self.cooling_sources = limiter.cooling_sources()
-        generation = runtime.browser_restart_generation()
+        generation = state_store.browser_restart_generation()
         if self._restart_generation is None or self.browser_factory is None:
             self._restart_generation = generation  # the first read: requests made before this process started
             return

@@ -4,7 +4,7 @@ Pause flags (expired sessions), browser-restart requests and periodic duties
 are queries; checking them on every step made each job pay for them. They are
 read when `every_secs` has passed since the last read, or at once when someone
 marked them stale: a control write in this process (`control_changed`, sent by
-the app that wrote it, e.g. `crawler.runtime`), or the loop's own pause decision.
+the app that wrote it, e.g. `crawler.state_store`), or the loop's own pause decision.
 """
 
 from __future__ import annotations
