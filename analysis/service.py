@@ -22,7 +22,7 @@ from analysis.backends.base import AnalysisResult
 from analysis.models import PageAnalysis
 from analysis.payloads import AnalyzePage
 from catalog.models import Page
-from jobs import queue
+from jobs import queue, retry
 from jobs.models import IN_FLIGHT_STATES, Job, JobState
 from jobs.queue import Lease
 
@@ -104,7 +104,7 @@ def _force_in_flight(payload: AnalyzePage) -> EnqueueForPageOutcome | None:
     with transaction.atomic():
         # Both updates hold the row lock until commit, so a leaser (SKIP
         # LOCKED) cannot take the released row with its stale payload.
-        if queue.release_unowned(sibling["id"]) and queue.upgrade_pending_payload(sibling["id"], payload):
+        if retry.release_unowned(sibling["id"]) and queue.upgrade_pending_payload(sibling["id"], payload):
             return EnqueueForPageOutcome.RELEASED_RUNNING
         transaction.set_rollback(True)
     return None

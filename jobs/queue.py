@@ -4,7 +4,7 @@ It stands on `jobs.models` and `jobs.payloads` alone. Dead-letter requeue is
 `jobs.requeue`, the LISTEN side of wake-ups `jobs.wakeup`.
 
 Workers `lease` rows, heartbeat with `renew` (`renew_many` for all they hold), and finish with `ack_done`,
-`ack_failed` or `release`. Every finishing call is a compare-and-set on
+or with `ack_failed`, `ack_dead`, `defer` or `release` (`jobs.retry`, with the backoff). Every finishing call is a compare-and-set on
 `(id, lease_generation, state='running')` whose row count is the answer: a
 lease that was released, reclaimed or expired and re-leased by someone else
 carries an older generation, so its late ack matches nothing and steps aside
@@ -24,7 +24,6 @@ from __future__ import annotations
 import enum
 import json
 import logging
-import random
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -44,38 +43,6 @@ from jobs.payloads import Payload, PayloadError, decode, source_of
 from jobs.sql import NOTIFY_CHANNEL
 
 logger = logging.getLogger(__name__)
-
-
-BACKOFF_BASE_SECS = 60
-BACKOFF_CAP_SECS = 3600
-
-
-# --- pure decisions ------------------------------------------------------------
-
-
-def backoff_base(attempts: int) -> timedelta:
-    """Exponential retry delay before jitter: 60 s for the first failure, doubling, capped at 1 h.
-
-    `attempts` is the post-increment count reported by `lease` (first failure
-    has attempts == 1). Zero and negatives behave like 1; the shift is clamped
-    so absurd counts cannot overflow.
-    """
-    shift = min(max(attempts - 1, 0), 20)
-    return timedelta(seconds=min(BACKOFF_BASE_SECS * (1 << shift), BACKOFF_CAP_SECS))
-
-
-def apply_jitter(base: timedelta, jitter: float) -> timedelta:
-    """Spread `base` by a factor in [0.8, 1.2): `jitter` in [0, 1) picks where.
-
-    Retries of many jobs failed by one source outage then do not all come back
-    in the same second (no thundering herd). Out-of-range input is clamped.
-    """
-    frac = min(max(jitter, 0.0), 1.0)
-    return timedelta(seconds=round(base.total_seconds() * (0.8 + 0.4 * frac)))
-
-
-def backoff_for(attempts: int) -> timedelta:
-    return apply_jitter(backoff_base(attempts), random.random())
 
 
 # --- records -------------------------------------------------------------------
@@ -461,90 +428,6 @@ def ack_done_many_and_lease(
     return len(acked), _decode_leases(claimed)
 
 
-def ack_failed(lease_: Lease, error: str) -> bool:
-    """Record a failed attempt: dead at `max_attempts`, else pending again after a jittered backoff."""
-    guarded = _guarded(lease_.id, lease_.lease_generation)
-    if lease_.attempts >= lease_.max_attempts:
-        updated = guarded.update(state=JobState.DEAD, last_error=error, leased_until=None, updated_at=Now())
-    else:
-        updated = guarded.update(
-            state=JobState.PENDING,
-            last_error=error,
-            leased_until=None,
-            scheduled_at=_now_plus(backoff_for(lease_.attempts)),
-            updated_at=Now(),
-        )
-    if not updated:
-        _warn_stale("ack_failed", lease_)
-    return updated == 1
-
-
-def ack_dead(lease_: Lease, error: str) -> bool:
-    """Dead-letter now, whatever the attempt count: the failure is deterministic (`PermanentError`)."""
-    updated = _guarded(lease_.id, lease_.lease_generation).update(
-        state=JobState.DEAD, last_error=error, leased_until=None, updated_at=Now()
-    )
-    if not updated:
-        _warn_stale("ack_dead", lease_)
-    return updated == 1
-
-
-def defer(lease_: Lease, until: datetime, reason: str) -> bool:
-    """Back to pending at `until` without burning an attempt (the source said Retry-After).
-
-    Bounded by CRAWLER_MAX_DEFERRALS: past it the job is dead-lettered with a
-    reason saying so, so a source that always answers "later" cannot keep a
-    job alive forever.
-    """
-    limit = settings.CRAWLER_MAX_DEFERRALS
-    guarded = _guarded(lease_.id, lease_.lease_generation)
-    updated = guarded.filter(deferrals__lt=limit).update(
-        **_REFUND, deferrals=F("deferrals") + 1, last_error=reason, scheduled_at=until, updated_at=Now()
-    )
-    if not updated:
-        updated = guarded.update(
-            state=JobState.DEAD,
-            last_error=f"deferred {limit} times (CRAWLER_MAX_DEFERRALS); last: {reason}",
-            leased_until=None,
-            updated_at=Now(),
-        )
-    if not updated:
-        _warn_stale("defer", lease_)
-    return updated == 1
-
-
-_REFUND = {
-    "state": JobState.PENDING,
-    "leased_until": None,
-    "attempts": Greatest(Value(0), F("attempts") - 1),
-    "lease_generation": F("lease_generation") + 1,
-}
-
-
-def release(lease_: Lease) -> bool:
-    """Give a held lease back without burning an attempt (shutdown, session expired)."""
-    updated = _guarded(lease_.id, lease_.lease_generation).update(**_REFUND, updated_at=Now())
-    if updated:
-        announce([lease_.kind])
-    else:
-        _warn_stale("release", lease_)
-    return updated == 1
-
-
-def release_unowned(job_id: uuid.UUID) -> bool:
-    """Drop a running lease by id alone (force-analyze, ops tools).
-
-    Bumps the generation so the in-flight worker's eventual ack is a no-op,
-    and refunds the attempt: an operator's click is not the job's failure.
-    """
-    updated = _by_id_while_running(job_id).update(**_REFUND, updated_at=Now())
-    if updated:
-        announce(Job.objects.filter(id=job_id).values_list("kind", flat=True))
-    else:
-        logger.warning("release_unowned: job=%s is not running (already finished or never leased); skipping", job_id)
-    return updated == 1
-
-
 def announce(kinds: Iterable[str]) -> None:
     """Wake idle workers of `kinds`: a job became pending outside `enqueue` (release, requeue).
 
@@ -568,6 +451,15 @@ def upgrade_pending_payload(job_id: uuid.UUID, payload: Payload) -> bool:
         id=job_id, state=JobState.PENDING, kind=payload.kind, dedup_key=payload.dedup_key()
     ).update(payload=payload.to_json(), updated_at=Now())
     return updated == 1
+
+
+# Giving a lease back: pending again, the attempt refunded, the generation bumped so a late ack matches nothing.
+_REFUND = {
+    "state": JobState.PENDING,
+    "leased_until": None,
+    "attempts": Greatest(Value(0), F("attempts") - 1),
+    "lease_generation": F("lease_generation") + 1,
+}
 
 
 def reclaim_orphaned() -> int:

@@ -9,7 +9,7 @@ from analysis.models import PageAnalysis
 from analysis.payloads import AnalyzePage
 from analysis.service import EnqueueForPageOutcome, enqueue_for_page
 from analysis.tests.helpers import lease_one
-from jobs import queue
+from jobs import queue, retry
 from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -114,7 +114,7 @@ def test_force_request_gives_up_loudly_when_the_sibling_never_settles(make_page,
     page = make_page()
     enqueue_for_page(page)
     lease_one()
-    monkeypatch.setattr(queue, "release_unowned", lambda job_id: False)  # always lost to another actor
+    monkeypatch.setattr(retry, "release_unowned", lambda job_id: False)  # always lost to another actor
 
     with pytest.raises(service.EnqueueContended):
         enqueue_for_page(page, force=True)

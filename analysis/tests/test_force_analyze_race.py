@@ -15,7 +15,7 @@ import pytest
 from analysis.models import PageAnalysis
 from analysis.service import EnqueueForPageOutcome, enqueue_for_page
 from analysis.tests.helpers import lease_one, run_and_settle, run_handler
-from jobs import queue
+from jobs import queue, retry
 from jobs.models import Job, JobState
 from testsupport.vision_standin import Reply, completion
 
@@ -30,7 +30,7 @@ def _start_worker_a(lease) -> tuple[threading.Thread, dict]:
 
         try:
             outcome["error"] = run_handler(lease)
-            outcome["acked"] = queue.ack_done(lease) if outcome["error"] is None else queue.ack_failed(lease, "late")
+            outcome["acked"] = queue.ack_done(lease) if outcome["error"] is None else retry.ack_failed(lease, "late")
         finally:
             connection.close()
 

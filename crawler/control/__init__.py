@@ -32,7 +32,7 @@ from crawler.control import audit
 from crawler.passes.chapters import enqueue_chapter_content
 from crawler.payloads import MetadataPass, Reconcile
 from crawler.sources import limiter
-from jobs import queue
+from jobs import queue, retry
 from jobs import requeue as dead_letter
 
 logger = logging.getLogger(__name__)
@@ -202,7 +202,7 @@ def requeue(*, actor: Any, scope: str, target: Any = None, confirm: bool = False
 
 def release(*, actor: Any, job_id: uuid.UUID) -> bool:
     """Drop a running job's lease by id (the worker's late ack becomes a no-op)."""
-    released = queue.release_unowned(job_id)
+    released = retry.release_unowned(job_id)
     if released:
         audit.record(actor, "release_job", scope="job", target_id=job_id, detail={"released": True})
     return released

@@ -2,7 +2,7 @@
 
 from datetime import timedelta
 
-from jobs.queue import apply_jitter, backoff_base, backoff_for
+from jobs.retry import apply_jitter, backoff_base, backoff_for
 
 
 def test_backoff_base_grows_exponentially_and_caps_at_one_hour():

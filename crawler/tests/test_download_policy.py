@@ -17,7 +17,8 @@ from crawler.passes.chapters import sync_chapters
 from crawler.sources.base import SourceChapter
 from crawler.status.source_stats import chapter_downloads, download_state
 from jobs.models import Job
-from jobs.queue import lease, release
+from jobs.queue import lease
+from jobs.retry import release
 
 CONTENT = "sync_chapter_content"
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
 from crawler.payloads import SyncChapterContent
-from jobs import queue
+from jobs import queue, retry
 from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -41,7 +41,7 @@ def _released_then_re_leased(**enqueue_kwargs) -> tuple[uuid.UUID, queue.Lease, 
     """Lease A, drop it by id with release_unowned (force-analyze), then lease B on the same row."""
     job_id = queue.enqueue(AnalyzePage(page_id=uuid.uuid4()), **enqueue_kwargs).id
     original = _lease_one()
-    assert queue.release_unowned(job_id)
+    assert retry.release_unowned(job_id)
     successor = _lease_one()
     assert successor.id == original.id == job_id
     assert successor.lease_generation > original.lease_generation
@@ -77,11 +77,11 @@ def test_lease_assigns_strictly_increasing_generation_per_release():
     generations = []
     first = _lease_one()
     generations.append(first.lease_generation)
-    assert queue.release(first)
+    assert retry.release(first)
     generations.append(Job.objects.get(id=job_id).lease_generation)
     second = _lease_one()
     generations.append(second.lease_generation)
-    assert queue.release_unowned(job_id)
+    assert retry.release_unowned(job_id)
     generations.append(Job.objects.get(id=job_id).lease_generation)
     third = _lease_one()
     generations.append(third.lease_generation)
@@ -110,7 +110,7 @@ def test_ack_done_from_dead_lease_after_release_unowned_is_a_no_op():
 def test_ack_done_from_dead_lease_on_released_pending_row_is_a_no_op():
     job_id = _enqueue_page_job()
     original = _lease_one()
-    assert queue.release_unowned(job_id)
+    assert retry.release_unowned(job_id)
     before = _snapshot(job_id)
 
     assert queue.ack_done(original) is False
@@ -124,12 +124,12 @@ def test_ack_failed_from_dead_lease_after_release_unowned_is_a_no_op():
     before = _snapshot(job_id)
 
     # attempts >= max_attempts: a current lease would go dead; a stale one must not.
-    assert queue.ack_failed(original, "stale failure") is False
+    assert retry.ack_failed(original, "stale failure") is False
 
     assert _snapshot(job_id) == before
     assert before["state"] == JobState.RUNNING
     assert before["last_error"] == ""
-    assert queue.ack_failed(successor, "real failure") is True
+    assert retry.ack_failed(successor, "real failure") is True
     assert Job.objects.get(id=job_id).state == JobState.DEAD
 
 
@@ -164,7 +164,7 @@ def test_release_unowned_bumps_generation_even_when_lease_is_held():
     held = _lease_one()
     assert Job.objects.get(id=job_id).leased_until > timezone.now()  # live, unexpired lease
 
-    assert queue.release_unowned(job_id) is True
+    assert retry.release_unowned(job_id) is True
 
     row = Job.objects.get(id=job_id)
     assert row.state == JobState.PENDING
@@ -178,7 +178,7 @@ def test_release_unowned_bumps_generation_even_when_lease_is_held():
 def test_release_unowned_is_a_no_op_when_not_running():
     job_id = _enqueue_page_job()
     before = _snapshot(job_id)
-    assert queue.release_unowned(job_id) is False
+    assert retry.release_unowned(job_id) is False
     assert _snapshot(job_id) == before
 
 
@@ -201,7 +201,7 @@ def test_ack_failed_no_ops_when_lease_was_stolen():
     job_id, lease_a, lease_b = _stolen_after_expiry()
     before = _snapshot(job_id)
 
-    assert queue.ack_failed(lease_a, "late failure from A") is False
+    assert retry.ack_failed(lease_a, "late failure from A") is False
 
     assert _snapshot(job_id) == before
     assert queue.renew(lease_b, LEASE) is True
@@ -211,7 +211,7 @@ def test_release_no_ops_when_lease_was_stolen():
     job_id, lease_a, lease_b = _stolen_after_expiry()
     before = _snapshot(job_id)
 
-    assert queue.release(lease_a) is False
+    assert retry.release(lease_a) is False
 
     assert _snapshot(job_id) == before
     assert before["attempts"] == 2  # A's release did not refund B's attempt
@@ -222,7 +222,7 @@ def test_ack_failed_no_ops_when_state_is_not_running():
     job_id, lease = _finished_lease()
     before = _snapshot(job_id)
 
-    assert queue.ack_failed(lease, "too late") is False
+    assert retry.ack_failed(lease, "too late") is False
 
     assert _snapshot(job_id) == before
     assert before["state"] == JobState.DONE
@@ -233,7 +233,7 @@ def test_release_no_ops_when_state_is_not_running():
     job_id, lease = _finished_lease()
     before = _snapshot(job_id)
 
-    assert queue.release(lease) is False
+    assert retry.release(lease) is False
 
     assert _snapshot(job_id) == before
     assert before["state"] == JobState.DONE
@@ -258,7 +258,7 @@ def test_reclaim_orphaned_resets_only_expired_running_jobs():
         if lease.id == done_id:
             assert queue.ack_done(lease)
         else:
-            assert queue.release(lease)
+            assert retry.release(lease)
     _expire(expired_id)
     live_before, pending_before, done_before = (_snapshot(i) for i in (live_id, pending_id, done_id))
 

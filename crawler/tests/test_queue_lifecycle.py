@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncManga
-from jobs import queue
+from jobs import queue, retry
 from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -116,7 +116,7 @@ def test_enqueue_inserts_again_once_the_previous_job_is_dead():
     payload = Reconcile(source_id="demo")
     queue.enqueue(payload, max_attempts=1)
     (lease,) = queue.lease(None, 1, LEASE)
-    assert queue.ack_failed(lease, "source down")
+    assert retry.ack_failed(lease, "source down")
 
     again = queue.enqueue(payload)
 
@@ -310,7 +310,7 @@ def test_ack_failed_returns_to_pending_after_a_jittered_backoff():
     job_id = queue.enqueue(_chapter_job(1), max_attempts=3).id
     (lease,) = queue.lease(None, 1, LEASE)
 
-    assert queue.ack_failed(lease, "HTTP 503") is True
+    assert retry.ack_failed(lease, "HTTP 503") is True
 
     row = Job.objects.get(id=job_id)
     assert row.state == JobState.PENDING
@@ -328,7 +328,7 @@ def test_ack_failed_backoff_doubles_with_attempts():
     for _ in range(2):
         _make_due(job_id)
         (lease,) = queue.lease(None, 1, LEASE)
-        queue.ack_failed(lease, "boom")
+        retry.ack_failed(lease, "boom")
     row = Job.objects.get(id=job_id)
     assert row.attempts == 2
     assert 96 <= (row.scheduled_at - row.updated_at).total_seconds() <= 144
@@ -337,12 +337,12 @@ def test_ack_failed_backoff_doubles_with_attempts():
 def test_ack_failed_goes_dead_at_max_attempts():
     job_id = queue.enqueue(_chapter_job(1), max_attempts=2).id
     (first,) = queue.lease(None, 1, LEASE)
-    queue.ack_failed(first, "first failure")
+    retry.ack_failed(first, "first failure")
     _make_due(job_id)
     (second,) = queue.lease(None, 1, LEASE)
     assert second.attempts == second.max_attempts == 2
 
-    assert queue.ack_failed(second, "second failure") is True
+    assert retry.ack_failed(second, "second failure") is True
 
     row = Job.objects.get(id=job_id)
     assert row.state == JobState.DEAD
@@ -356,7 +356,7 @@ def test_release_refunds_the_attempt_and_bumps_the_generation():
     job_id = queue.enqueue(_chapter_job(1), max_attempts=1).id
     (lease,) = queue.lease(None, 1, LEASE)
 
-    assert queue.release(lease) is True
+    assert retry.release(lease) is True
 
     row = Job.objects.get(id=job_id)
     assert row.state == JobState.PENDING
@@ -379,7 +379,7 @@ def test_ack_done_many_acks_current_leases_and_steps_aside_for_stale_ones():
     ids = [queue.enqueue(_chapter_job(n)).id for n in range(4)]
     leases = queue.lease(None, 4, LEASE)
     stolen = leases[1]
-    assert queue.release_unowned(stolen.id)
+    assert retry.release_unowned(stolen.id)
     (successor,) = queue.lease(None, 1, LEASE)
     already_done = leases[2]
     assert queue.ack_done(already_done)

@@ -9,7 +9,7 @@ from django.utils import timezone
 from analysis.payloads import AnalyzePage
 from catalog.models import Chapter, Manga, Page, Source
 from crawler.payloads import SyncChapterContent, SyncChapterList, SyncManga
-from jobs import queue, requeue
+from jobs import queue, requeue, retry
 from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -132,7 +132,7 @@ def test_requeue_skips_a_key_that_is_already_in_flight(library):
 def test_requeue_bumps_the_generation_so_an_old_lease_stays_dead(library):
     job_id = queue.enqueue(AnalyzePage(page_id=library["page"].id), max_attempts=1).id
     (lease,) = queue.lease(None, 1, timedelta(minutes=1))
-    assert queue.ack_failed(lease, "gave up")
+    assert retry.ack_failed(lease, "gave up")
 
     assert requeue.requeue_dead("job", job_id) == 1
 

@@ -10,7 +10,7 @@ from django.db import connection
 
 from analysis.payloads import AnalyzePage
 from crawler.payloads import SyncManga
-from jobs import queue, requeue, wakeup
+from jobs import queue, requeue, retry, wakeup
 
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY needs PostgreSQL")
 on_sqlite = pytest.mark.skipif(connection.vendor != "sqlite", reason="the polling fallback is SQLite's mode")
@@ -121,7 +121,7 @@ def test_sqlite_fallback_wait_is_interrupted_by_stop():
 def _dead_job(kind_payload) -> queue.Lease:
     queue.enqueue(kind_payload, max_attempts=1)
     [lease] = queue.lease(None, 1, timedelta(seconds=30))
-    queue.ack_failed(lease, "boom")
+    retry.ack_failed(lease, "boom")
     return lease
 
 
@@ -142,5 +142,5 @@ def test_release_unowned_wakes_idle_workers_so_the_refreshed_job_runs_at_once():
     [lease] = queue.lease(None, 1, timedelta(seconds=30))
     with wakeup.JobListener(["sync_manga"]) as listener:
         assert listener.wait(timeout=0.3) is False
-        assert queue.release_unowned(lease.id) is True
+        assert retry.release_unowned(lease.id) is True
         assert listener.wait(timeout=30) is True

@@ -14,7 +14,8 @@ from crawler.payloads import SyncManga
 from crawler.sources.base import SourceMangaRef
 from jobs.errors import JobCancelled
 from jobs.models import Job
-from jobs.queue import ack_failed, enqueue, lease
+from jobs.queue import enqueue, lease
+from jobs.retry import ack_failed
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

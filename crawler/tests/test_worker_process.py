@@ -19,7 +19,7 @@ from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.status import StatusHandle
 from crawler.status.compose import GONE_AFTER, compose_status
 from crawler.tests.worker_processes import stored_files, wait_until, worker_pool
-from jobs import queue
+from jobs import retry
 from jobs.models import Job, JobState, WorkerStatus
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
@@ -165,7 +165,7 @@ def test_lost_lease_makes_the_worker_drop_the_job_without_acking(one_chapter, wo
     worker = worker_mid_chapter(workers, site, chapter)
 
     with transaction.atomic():
-        assert queue.release_unowned(job.id)  # an operator's force path bumps the generation
+        assert retry.release_unowned(job.id)  # an operator's force path bumps the generation
         # Park the row so the worker cannot simply lease it again.
         Job.objects.filter(id=job.id).update(scheduled_at=timezone.now() + timedelta(hours=1))
 

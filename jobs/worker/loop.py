@@ -47,7 +47,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from jobs import queue
+from jobs import queue, retry
 from jobs.errors import RetryLater
 from jobs.queue import Lease
 from jobs.worker import circuit
@@ -150,7 +150,7 @@ class Worker:
         self.request_stop()
         self._given_up(self.collect_finished, "settling finished jobs")
         for job in self.runner.cancel_all():
-            if self._given_up(lambda job=job: self.outage.call("release", queue.release, job.lease), "a release"):
+            if self._given_up(lambda job=job: self.outage.call("release", retry.release, job.lease), "a release"):
                 logger.info("shutdown: released job=%s kind=%s (attempt refunded)", job.lease.id, job.lease.kind)
         for thread in self.runner.stop(grace_secs):
             logger.warning("shutdown: %s did not stop within %.0f s; leaving it", thread.name, grace_secs)
@@ -235,7 +235,7 @@ class Worker:
         handler = self.config.handlers.get(lease.kind)
         if handler is None:
             message = f"no handler for kind {lease.kind!r} in the {self.config.role} worker"
-            self.outage.call("ack", queue.ack_failed, lease, message)
+            self.outage.call("ack", retry.ack_failed, lease, message)
             return
         logger.info("job start job=%s kind=%s attempt=%d/%d", lease.id, lease.kind, lease.attempts, lease.max_attempts)
         self.runner.start(
@@ -296,7 +296,7 @@ class Worker:
         assert error is not None
         message = f"{type(error).__name__}: {error}"
         if outcome is Disposition.PAUSE:
-            self.outage.call("release", queue.release, lease)
+            self.outage.call("release", retry.release, lease)
             self.outage.call("status", self.hooks.on_paused, lease, error)
             # Reread at once what the role now keeps out, so no other job of that source starts meanwhile.
             self.outage.call("control", self.refresh_control)
@@ -309,30 +309,30 @@ class Worker:
             )
         elif outcome is Disposition.HOLD:
             # Something the job needs has run out (the disk under its floor): not the job's fault.
-            self.outage.call("release", queue.release, lease)
+            self.outage.call("release", retry.release, lease)
             self.outage.call("status", self.hooks.on_held, lease, error)
             logger.warning("job released job=%s kind=%s: %s", lease.id, lease.kind, error)
         elif outcome is Disposition.RELEASE:
             # Cancelled by something other than this loop (which settles the
             # leases it cancels itself), or cut off by a database outage: give
             # it back, it is not the job's fault.
-            self.outage.call("release", queue.release, lease)
+            self.outage.call("release", retry.release, lease)
             logger.info("job released job=%s kind=%s: %s", lease.id, lease.kind, error)
         elif outcome is Disposition.DEFER:
             assert isinstance(error, RetryLater)
-            self.outage.call("defer", queue.defer, lease, error.until, message)
+            self.outage.call("defer", retry.defer, lease, error.until, message)
             self.control.mark_stale()  # a Retry-After may have cooled the source for every worker: look now
             logger.info(
                 "job deferred job=%s kind=%s until=%s: %s", lease.id, lease.kind, error.until.isoformat(), error
             )
         elif outcome is Disposition.DEAD:
-            self.outage.call("ack", queue.ack_dead, lease, message)
+            self.outage.call("ack", retry.ack_dead, lease, message)
             logger.warning("job dead job=%s kind=%s (permanent, not retried) error=%s", lease.id, lease.kind, message)
         else:
             self.fail(lease, error, message)
 
     def fail(self, lease: Lease, error: BaseException, message: str) -> None:
-        self.outage.call("ack", queue.ack_failed, lease, message)
+        self.outage.call("ack", retry.ack_failed, lease, message)
         terminal = lease.attempts >= lease.max_attempts
         logger.warning(
             "job failed job=%s kind=%s attempt=%d/%d %s error=%s",
