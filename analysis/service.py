@@ -22,7 +22,7 @@ from analysis.backends.base import AnalysisResult
 from analysis.models import PageAnalysis
 from analysis.payloads import AnalyzePage
 from catalog.models import Page
-from jobs import queue, retry
+from jobs import housekeeping, queue, retry
 from jobs.models import IN_FLIGHT_STATES, Job, JobState
 from jobs.queue import Lease
 
@@ -98,13 +98,13 @@ def _force_in_flight(payload: AnalyzePage) -> EnqueueForPageOutcome | None:
     if sibling["state"] == JobState.PENDING:
         if (sibling["payload"] or {}).get("force") is True:
             return EnqueueForPageOutcome.ALREADY_FORCED
-        if queue.upgrade_pending_payload(sibling["id"], payload):
+        if housekeeping.upgrade_pending_payload(sibling["id"], payload):
             return EnqueueForPageOutcome.UPGRADED_PENDING
         return None
     with transaction.atomic():
         # Both updates hold the row lock until commit, so a leaser (SKIP
         # LOCKED) cannot take the released row with its stale payload.
-        if retry.release_unowned(sibling["id"]) and queue.upgrade_pending_payload(sibling["id"], payload):
+        if retry.release_unowned(sibling["id"]) and housekeeping.upgrade_pending_payload(sibling["id"], payload):
             return EnqueueForPageOutcome.RELEASED_RUNNING
         transaction.set_rollback(True)
     return None

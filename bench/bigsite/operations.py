@@ -103,7 +103,7 @@ def _enqueue_with_dedup() -> Callable[[], Any]:
 
 def operations(size: Size) -> list[Operation]:
     from crawler.status.compose import queue_counts
-    from jobs import queue
+    from jobs import housekeeping, queue
 
     client = operator_client()
     deep_api_page = max(1, int(size.mangas * 0.9) // 50)
@@ -134,7 +134,7 @@ def operations(size: Size) -> list[Operation]:
             _post(client, f"{admin}/requeue/", {"scope": "all", "confirm": True}),
             writes=True,
         ),
-        Operation("reap done (1,000 expired)", lambda: queue.reap_done(7), writes=True),
+        Operation("reap done (1,000 expired)", lambda: housekeeping.reap_done(7), writes=True),
         Operation("admin job list, kind filter", _get(client, "/admin/jobs/job/", kind__exact="sync_chapter_content")),
         Operation("admin job list, search", _get(client, "/admin/jobs/job/", q=SEARCH)),
         Operation("admin chapter list", _get(client, "/admin/catalog/chapter/")),

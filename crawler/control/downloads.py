@@ -20,7 +20,7 @@ from crawler import download_policy
 from crawler.control import ControlError, audit
 from crawler.passes.chapters import enqueue_chapter_content
 from crawler.payloads import SyncChapterContent
-from jobs import queue
+from jobs import housekeeping
 from jobs.models import Job
 
 # Chapters handed to the queue per batch when a source switches to `all`.
@@ -92,7 +92,7 @@ def withdraw_unfollowed(chapters: Any) -> int:
     """Withdraw the pending downloads of chapters whose manga nobody follows; they become `new` (not wanted)."""
     unwanted = download_policy.not_followed(chapters).values("id")
     jobs = Job.objects.filter(kind=SyncChapterContent.kind, chapter_id__in=unwanted)
-    withdrawn = queue.withdraw_pending(jobs)
+    withdrawn = housekeeping.withdraw_pending(jobs)
     for start in range(0, len(withdrawn), ENQUEUE_BATCH):  # bounded statements: a big site withdraws a million
         Chapter.objects.filter(
             id__in=withdrawn[start : start + ENQUEUE_BATCH], sync_state=Chapter.SyncState.QUEUED

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
 from crawler.payloads import SyncChapterContent
-from jobs import queue, retry
+from jobs import housekeeping, queue, retry
 from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -86,7 +86,7 @@ def test_lease_assigns_strictly_increasing_generation_per_release():
     third = _lease_one()
     generations.append(third.lease_generation)
     _expire(job_id)
-    assert queue.reclaim_orphaned() == 1
+    assert housekeeping.reclaim_orphaned() == 1
     generations.append(Job.objects.get(id=job_id).lease_generation)
     fourth = _lease_one()
     generations.append(fourth.lease_generation)
@@ -262,7 +262,7 @@ def test_reclaim_orphaned_resets_only_expired_running_jobs():
     _expire(expired_id)
     live_before, pending_before, done_before = (_snapshot(i) for i in (live_id, pending_id, done_id))
 
-    assert queue.reclaim_orphaned() == 1
+    assert housekeeping.reclaim_orphaned() == 1
 
     reclaimed = Job.objects.get(id=expired_id)
     assert reclaimed.state == JobState.PENDING
@@ -274,7 +274,7 @@ def test_reclaim_orphaned_resets_only_expired_running_jobs():
     assert _snapshot(done_id) == done_before
     assert queue.ack_done(leases[expired_id]) is False
     assert queue.ack_done(leases[live_id]) is True
-    assert queue.reclaim_orphaned() == 0
+    assert housekeeping.reclaim_orphaned() == 0
 
 
 def test_ack_done_many_acks_a_lapsed_unclaimed_lease_and_steps_aside_for_a_stale_one():

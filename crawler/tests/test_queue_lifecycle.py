@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncManga
-from jobs import queue, retry
+from jobs import housekeeping, queue, retry
 from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -412,7 +412,7 @@ def test_reap_done_deletes_only_old_done_rows():
     _aged(old_dead, JobState.DEAD, 10)
     _aged(old_pending, JobState.PENDING, 10)
 
-    assert queue.reap_done(7) == 1
+    assert housekeeping.reap_done(7) == 1
 
     assert set(Job.objects.values_list("id", flat=True)) == {new_done, old_dead, old_pending}
 
@@ -420,5 +420,5 @@ def test_reap_done_deletes_only_old_done_rows():
 def test_reap_done_with_zero_retention_is_disabled():
     old_done = queue.enqueue(_chapter_job(1)).id
     _aged(old_done, JobState.DONE, 400)
-    assert queue.reap_done(0) == 0
+    assert housekeeping.reap_done(0) == 0
     assert Job.objects.filter(id=old_done).exists()

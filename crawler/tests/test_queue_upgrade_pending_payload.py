@@ -1,4 +1,4 @@
-"""`queue.upgrade_pending_payload`: a compare-and-set on a still-pending job's payload (force-analyze)."""
+"""`housekeeping.upgrade_pending_payload`: a compare-and-set on a still-pending job's payload (force-analyze)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from analysis.payloads import AnalyzePage
-from jobs import queue
+from jobs import housekeeping, queue
 from jobs.models import Job
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -18,7 +18,7 @@ def test_upgrade_pending_payload_replaces_a_pending_jobs_payload():
     page_id = uuid.uuid4()
     job_id = queue.enqueue(AnalyzePage(page_id=page_id)).id
 
-    assert queue.upgrade_pending_payload(job_id, AnalyzePage(page_id=page_id, force=True)) is True
+    assert housekeeping.upgrade_pending_payload(job_id, AnalyzePage(page_id=page_id, force=True)) is True
 
     job = Job.objects.get(id=job_id)
     assert job.payload == {"kind": "analyze_page", "page_id": str(page_id), "force": True}
@@ -28,7 +28,7 @@ def test_upgrade_pending_payload_replaces_a_pending_jobs_payload():
 def test_upgrade_pending_payload_refuses_a_payload_for_another_dedup_key():
     job_id = queue.enqueue(AnalyzePage(page_id=uuid.uuid4())).id
 
-    assert queue.upgrade_pending_payload(job_id, AnalyzePage(page_id=uuid.uuid4(), force=True)) is False
+    assert housekeeping.upgrade_pending_payload(job_id, AnalyzePage(page_id=uuid.uuid4(), force=True)) is False
     assert Job.objects.get(id=job_id).payload["force"] is False
 
 
@@ -37,5 +37,5 @@ def test_upgrade_pending_payload_no_ops_once_the_job_is_leased():
     job_id = queue.enqueue(AnalyzePage(page_id=page_id)).id
     queue.lease(["analyze_page"], 1, timedelta(minutes=1))
 
-    assert queue.upgrade_pending_payload(job_id, AnalyzePage(page_id=page_id, force=True)) is False
+    assert housekeeping.upgrade_pending_payload(job_id, AnalyzePage(page_id=page_id, force=True)) is False
     assert Job.objects.get(id=job_id).payload["force"] is False

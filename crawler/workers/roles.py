@@ -29,7 +29,7 @@ from crawler.sources import limiter
 from crawler.sources.slots import busy_sources
 from crawler.status import StatusHandle
 from crawler.status.publish import StatusPublisher
-from jobs import queue
+from jobs import housekeeping, queue
 from jobs.queue import Lease
 from jobs.worker.hooks import RoleHooks
 from jobs.worker.loop import Periodic, Worker, WorkerConfig
@@ -81,7 +81,7 @@ def _schedule_metadata_passes(status: StatusHandle) -> Callable[[], None]:
 
 
 def reap_done_jobs() -> None:
-    reaped = queue.reap_done(settings.CRAWLER_DONE_RETENTION_DAYS)
+    reaped = housekeeping.reap_done(settings.CRAWLER_DONE_RETENTION_DAYS)
     if reaped:
         logger.info("reaped %d done job(s) older than %d days", reaped, settings.CRAWLER_DONE_RETENTION_DAYS)
 

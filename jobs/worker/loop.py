@@ -47,7 +47,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from jobs import queue, retry
+from jobs import housekeeping, queue, retry
 from jobs.errors import RetryLater
 from jobs.queue import Lease
 from jobs.worker import circuit
@@ -120,7 +120,7 @@ class Worker:
 
     def boot(self) -> int:
         """Reclaim leases orphaned by crashed workers, read the controls, start heartbeating; how many reclaimed."""
-        reclaimed = self.outage.call("reclaim", queue.reclaim_orphaned)
+        reclaimed = self.outage.call("reclaim", housekeeping.reclaim_orphaned)
         if reclaimed:
             logger.info("worker boot: reclaimed %d orphaned job(s) role=%s", reclaimed, self.config.role)
         control_changed.connect(self._on_control_changed, dispatch_uid=f"worker-{id(self)}", weak=False)
