@@ -1,6 +1,6 @@
 """Page analysis: queueing a page (`enqueue_for_page`) and recording an attempt's outcome.
 
-Result writes are compare-and-set on the job's lease (`jobs.queue.holding`):
+Result writes are compare-and-set on the job's lease (`jobs.ownership.holding`):
 a worker writes a page's analysis only while `(job id, lease_generation,
 state='running')` still matches its lease, checked under the job row's lock
 in the same transaction as the write. A worker whose lease was released mid-flight
@@ -22,7 +22,7 @@ from analysis.backends.base import AnalysisResult
 from analysis.models import PageAnalysis
 from analysis.payloads import AnalyzePage
 from catalog.models import Page
-from jobs import housekeeping, queue, retry
+from jobs import housekeeping, ownership, queue, retry
 from jobs.models import IN_FLIGHT_STATES, Job, JobState
 from jobs.queue import Lease
 
@@ -116,8 +116,8 @@ def should_skip(analysis: PageAnalysis, payload: AnalyzePage) -> bool:
 
 
 def _write_if_lease_current(lease: Lease, page_id: uuid.UUID, fields: dict[str, Any]) -> bool:
-    """Update the page's analysis only while `lease` still owns its job (`queue.holding`); True if written."""
-    with queue.holding(lease) as current:
+    """Update the page's analysis only while `lease` still owns its job (`ownership.holding`); True if written."""
+    with ownership.holding(lease) as current:
         if current:
             PageAnalysis.objects.filter(page_id=page_id).update(**fields, updated_at=timezone.now())
         return current

@@ -1,10 +1,13 @@
-"""The persistent job queue over `crawler_jobs`: the only code that writes job state.
+"""The persistent job queue over `crawler_jobs`: with its neighbours below, the only code that writes job state.
 
-It stands on `jobs.models` and `jobs.payloads` alone. Dead-letter requeue is
-`jobs.requeue`, the LISTEN side of wake-ups `jobs.wakeup`.
+It stands on `jobs.models` and `jobs.payloads` alone. A lease's renewal is
+`jobs.ownership`, its unsuccessful ends `jobs.retry`, work on rows no worker
+holds `jobs.housekeeping`, dead-letter requeue `jobs.requeue`, the LISTEN
+side of wake-ups `jobs.wakeup`.
 
-Workers `lease` rows, heartbeat with `renew` (`renew_many` for all they hold), and finish with `ack_done`,
-or with `ack_failed`, `ack_dead`, `defer` or `release` (`jobs.retry`, with the backoff). Every finishing call is a compare-and-set on
+Workers `lease` rows, heartbeat with `renew` (`renew_many` for all they
+hold), and finish with `ack_done`, or `ack_failed`, `ack_dead`, `defer` or
+`release`. Every finishing call is a compare-and-set on
 `(id, lease_generation, state='running')` whose row count is the answer: a
 lease that was released, reclaimed or expired and re-leased by someone else
 carries an older generation, so its late ack matches nothing and steps aside
@@ -25,8 +28,8 @@ import enum
 import json
 import logging
 import uuid
-from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Collection, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -306,50 +309,6 @@ def _warn_stale(op: str, lease_: Lease) -> None:
         lease_.id,
         lease_.lease_generation,
     )
-
-
-@contextmanager
-def holding(lease_: Lease) -> Iterator[bool]:
-    """A transaction in which the job row of `lease_` is locked; yields whether the lease is still current.
-
-    For a handler's own writes that must follow the same guard as its ack:
-    written only while `(id, lease_generation, state='running')` matches, and
-    the row lock held until commit means no release or re-lease can slip in
-    between the check and the write (a force-analyze releasing the job
-    mid-flight). A stale lease logs a warning; the caller writes nothing.
-    """
-    with transaction.atomic():
-        current = (
-            Job.objects.select_for_update()
-            .filter(id=lease_.id, lease_generation=lease_.lease_generation, state=JobState.RUNNING)
-            .exists()
-        )
-        if not current:
-            _warn_stale("holding", lease_)
-        yield current
-
-
-def renew(lease_: Lease, lease_duration: timedelta) -> bool:
-    """Heartbeat: extend a still-owned lease. False means it was lost; stop that job."""
-    updated = _guarded(lease_.id, lease_.lease_generation).update(
-        leased_until=_now_plus(lease_duration), updated_at=Now()
-    )
-    return updated == 1
-
-
-def renew_many(leases: Sequence[Lease], lease_duration: timedelta) -> set[uuid.UUID]:
-    """`renew` for every lease a worker holds, in one transaction; returns the ids still held.
-
-    Each row keeps `renew`'s `(id, generation, running)` guard, so a lease
-    that was released or re-leased meanwhile is left out of the answer and its
-    worker drops that job, while the others are extended. The heartbeat runs
-    every CRAWLER_HEARTBEAT_SECS over at most the worker's concurrency: one
-    commit per beat is all that matters here.
-    """
-    if not leases:
-        return set()
-    with transaction.atomic():
-        return {lease_.id for lease_ in leases if renew(lease_, lease_duration)}
 
 
 def ack_done(lease_: Lease) -> bool:

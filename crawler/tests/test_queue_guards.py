@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
 from crawler.payloads import SyncChapterContent
-from jobs import housekeeping, queue, retry
+from jobs import housekeeping, ownership, queue, retry
 from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -137,10 +137,10 @@ def test_renew_from_dead_lease_is_a_no_op():
     job_id, original, successor = _released_then_re_leased()
     before = _snapshot(job_id)
 
-    assert queue.renew(original, timedelta(hours=10)) is False
+    assert ownership.renew(original, timedelta(hours=10)) is False
 
     assert _snapshot(job_id) == before
-    assert queue.renew(successor, timedelta(hours=10)) is True
+    assert ownership.renew(successor, timedelta(hours=10)) is True
     assert Job.objects.get(id=job_id).leased_until > before["leased_until"]
 
 
@@ -151,12 +151,12 @@ def test_renew_many_extends_current_leases_and_leaves_out_dead_ones():
     before = _snapshot(job_id)
 
     # The stale lease is not held any more; the successor and the other job are, and are extended.
-    assert queue.renew_many([original, other], timedelta(hours=10)) == {other_id}
+    assert ownership.renew_many([original, other], timedelta(hours=10)) == {other_id}
     assert _snapshot(job_id) == before
-    assert queue.renew_many([successor, other], timedelta(hours=10)) == {job_id, other_id}
+    assert ownership.renew_many([successor, other], timedelta(hours=10)) == {job_id, other_id}
     assert Job.objects.get(id=job_id).leased_until > before["leased_until"]
     assert Job.objects.get(id=other_id).leased_until > timezone.now() + timedelta(hours=9)
-    assert queue.renew_many([], timedelta(hours=10)) == set()
+    assert ownership.renew_many([], timedelta(hours=10)) == set()
 
 
 def test_release_unowned_bumps_generation_even_when_lease_is_held():
@@ -204,7 +204,7 @@ def test_ack_failed_no_ops_when_lease_was_stolen():
     assert retry.ack_failed(lease_a, "late failure from A") is False
 
     assert _snapshot(job_id) == before
-    assert queue.renew(lease_b, LEASE) is True
+    assert ownership.renew(lease_b, LEASE) is True
 
 
 def test_release_no_ops_when_lease_was_stolen():

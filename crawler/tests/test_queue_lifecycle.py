@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncManga
-from jobs import housekeeping, queue, retry
+from jobs import housekeeping, ownership, queue, retry
 from jobs.models import Job, JobState
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -371,7 +371,7 @@ def test_renew_extends_a_current_lease():
     job_id = queue.enqueue(_chapter_job(1)).id
     (lease,) = queue.lease(None, 1, timedelta(seconds=30))
     before = Job.objects.get(id=job_id).leased_until
-    assert queue.renew(lease, timedelta(hours=2)) is True
+    assert ownership.renew(lease, timedelta(hours=2)) is True
     assert Job.objects.get(id=job_id).leased_until >= before + timedelta(minutes=90)
 
 

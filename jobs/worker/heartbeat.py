@@ -16,7 +16,7 @@ from datetime import timedelta
 
 from django.db import connection
 
-from jobs import queue
+from jobs import ownership
 from jobs.queue import Lease
 from jobs.worker.outage import DatabaseOutage, is_connection_lost
 from jobs.worker.pool import ConnectionKeeper
@@ -50,7 +50,7 @@ class Heartbeat:
         if not leases:
             return
         try:
-            kept = queue.renew_many(leases, timedelta(seconds=self.lease_secs))
+            kept = ownership.renew_many(leases, timedelta(seconds=self.lease_secs))
         except Exception as exc:  # the next beat retries
             if is_connection_lost(exc):
                 self.outage.lost("renew", exc)

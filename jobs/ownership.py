@@ -1,0 +1,64 @@
+"""Whether a worker still holds its lease: a row-locked check for a handler's own writes (`holding`), and the
+heartbeat's extension of it (`renew`, `renew_many`).
+
+Both keep the queue's guard on `(id, lease_generation, state='running')`: a
+lease released, reclaimed or re-leased meanwhile is reported lost, never
+written through.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models.functions import Now
+
+from jobs.models import Job, JobState
+from jobs.queue import Lease, _guarded, _now_plus, _warn_stale
+
+
+@contextmanager
+def holding(lease_: Lease) -> Iterator[bool]:
+    """A transaction in which the job row of `lease_` is locked; yields whether the lease is still current.
+
+    For a handler's own writes that must follow the same guard as its ack:
+    written only while `(id, lease_generation, state='running')` matches, and
+    the row lock held until commit means no release or re-lease can slip in
+    between the check and the write (a force-analyze releasing the job
+    mid-flight). A stale lease logs a warning; the caller writes nothing.
+    """
+    with transaction.atomic():
+        current = (
+            Job.objects.select_for_update()
+            .filter(id=lease_.id, lease_generation=lease_.lease_generation, state=JobState.RUNNING)
+            .exists()
+        )
+        if not current:
+            _warn_stale("holding", lease_)
+        yield current
+
+
+def renew(lease_: Lease, lease_duration: timedelta) -> bool:
+    """Heartbeat: extend a still-owned lease. False means it was lost; stop that job."""
+    updated = _guarded(lease_.id, lease_.lease_generation).update(
+        leased_until=_now_plus(lease_duration), updated_at=Now()
+    )
+    return updated == 1
+
+
+def renew_many(leases: Sequence[Lease], lease_duration: timedelta) -> set[uuid.UUID]:
+    """`renew` for every lease a worker holds, in one transaction; returns the ids still held.
+
+    Each row keeps `renew`'s `(id, generation, running)` guard, so a lease
+    that was released or re-leased meanwhile is left out of the answer and its
+    worker drops that job, while the others are extended. The heartbeat runs
+    every CRAWLER_HEARTBEAT_SECS over at most the worker's concurrency: one
+    commit per beat is all that matters here.
+    """
+    if not leases:
+        return set()
+    with transaction.atomic():
+        return {lease_.id for lease_ in leases if renew(lease_, lease_duration)}
