@@ -14,7 +14,8 @@ printed with the SQL statements of the last call. Operations that write run in
 a rolled-back transaction. Last, one table: the median at each size and the
 growth ratio between the two. `--sizes 10000` runs the small size alone.
 `--keep` leaves the databases (a kept one that already holds its rows is reused,
-not refilled); `--json` writes the medians for comparing runs.
+not refilled); `--json` writes the medians for comparing runs; `--only NAME` times only the
+operations whose name contains NAME (repeatable).
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--db-prefix", default="ml_big_site")
     parser.add_argument("--keep", action="store_true", help="leave the scratch databases for the next run")
     parser.add_argument("--json", help="write {size: {operation: median ms}} to this file")
+    parser.add_argument(
+        "--only", action="append", default=[], help="time only operations whose name contains this (repeatable)"
+    )
     args = parser.parse_args()
     try:
         args.sizes = [Size(int(n)) for n in args.sizes.split(",")]
@@ -61,7 +65,7 @@ def _already_seeded(size: Size) -> bool:
     return Manga.objects.count() == size.mangas + 1
 
 
-def measure_size(db_url: str, size: Size, runs: int, keep: bool) -> tuple[dict[str, dict], str]:
+def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]) -> tuple[dict[str, dict], str]:
     """Fill (or reuse) the size's database and time every operation in this process; (medians, versions)."""
     from django.core.management import call_command
     from django.db import connection
@@ -84,6 +88,8 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool) -> tuple[dict[s
         results = {}
         print(f"\n{'operation':<40} {'median ms':>10} {'runs':>5} {'queries':>8}")
         for operation in operations(size):
+            if only and not any(part in operation.name for part in only):
+                continue
             timed = time_operation(operation, runs)
             results[timed.name] = {"median_ms": timed.median_ms, "queries": timed.queries}
             print(f"{timed.name:<40} {timed.median_ms:>10.1f} {timed.runs:>5} {timed.queries:>8}", flush=True)
@@ -129,7 +135,7 @@ def main() -> None:
     for size in args.sizes:
         url = f"{args.pg}/{args.db_prefix}_{size.label}"
         print(f"\n=== {size.label}: {size.describe()} ===")
-        results[size.label], ran_on = measure_size(url, size, args.runs, args.keep)
+        results[size.label], ran_on = measure_size(url, size, args.runs, args.keep, args.only)
     print_growth(args.sizes, results)
     print(f"\n{ran_on}")
     if args.json:

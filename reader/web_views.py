@@ -22,7 +22,8 @@ from catalog.bookmarks import create_bookmark
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
 from reader import library as listings
 from reader import shelves
-from reader.http import BadParameter, bad_request, get_or_head
+from reader.chapter_list import chapter_counts, chapter_page, page_of
+from reader.http import BadParameter, bad_request, get_or_head, page_param
 from reader.images import parse_width
 from reader.library_query import SORTS, parse_library_query
 from reader.naming import chapter_label, chapter_title
@@ -35,7 +36,6 @@ from reader.progress import (
     readable_chapters,
     set_progress,
     stored_page_count,
-    stored_pages,
 )
 from reader.reading_modes import default_mode
 from reader.source_settings import reading_direction, reading_mode
@@ -96,12 +96,14 @@ def library(request: HttpRequest) -> HttpResponse:
 @library_page(login_url=LOGIN)
 def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
     manga = get_object_or_404(Manga.objects.prefetch_related("tags"), pk=manga_id)
-    chapters = list(
-        Chapter.objects.filter(manga=manga, dropped_at__isnull=True)
-        .annotate(stored_pages=stored_pages())
-        .order_by("number", "created_at")
-    )
-    progress = progress_by_chapter(request.user, [c.id for c in chapters])
+    try:
+        page = page_param(request)
+    except BadParameter as exc:
+        return bad_request_page(request, str(exc))
+    chapters = chapter_page(manga, page)
+    if page > 1 and not chapters.rows:
+        raise Http404("This manga has fewer chapter pages.")
+    progress = progress_by_chapter(request.user, [c.id for c in chapters.rows])
     links = {name: url_for_each(route) for name, route in CHAPTER_LINKS.items()}
     rows = [
         {
@@ -111,7 +113,7 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
             "progress": progress.get(c.id),
             "urls": {name: link(c.id) for name, link in links.items()},
         }
-        for c in chapters
+        for c in chapters.rows
     ]
     # An anonymous reader (LIBRARY_PUBLIC_READ) has no progress and no bookmarks.
     signed_in = request.user.is_authenticated
@@ -119,8 +121,8 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
     context = {
         "manga": manga,
         "rows": rows,
-        "read_count": sum(1 for row in rows if row["progress"] and row["progress"].completed),
-        "readable_count": sum(1 for row in rows if row["readable"]),
+        "counts": chapter_counts(request.user, manga),
+        "chapter_page": chapters,
         "sources": list(
             MangaSource.objects.filter(manga=manga).select_related("source").order_by("dropped_at", "created_at")
         ),
@@ -131,6 +133,13 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
         else None,
     }
     return render(request, "reader/manga.html", context)
+
+
+def chapter_anchor(chapter: Chapter) -> str:
+    """The manga page (the chapter list's page that shows it) scrolled to `chapter`'s row."""
+    page = page_of(chapter)
+    query = f"?page={page}" if page > 1 else ""
+    return reverse("reader:manga", args=[chapter.manga_id]) + f"{query}#chapter-{chapter.id}"
 
 
 @require_POST
@@ -145,7 +154,7 @@ def mark_chapter(request: HttpRequest, chapter_id: str) -> HttpResponse:
         forget_progress(user=request.user, chapter=chapter)
     else:
         return bad_request_page(request, f"state={state!r} is not one we know: use read or unread")
-    return redirect(reverse("reader:manga", args=[chapter.manga_id]) + f"#chapter-{chapter.id}")
+    return redirect(chapter_anchor(chapter))
 
 
 @require_POST
@@ -154,7 +163,7 @@ def mark_read_up_to(request: HttpRequest, chapter_id: str) -> HttpResponse:
     """Every readable chapter up to and including this one's number marked read."""
     chapter = get_object_or_404(Chapter.objects.select_related("manga"), pk=chapter_id, dropped_at__isnull=True)
     mark_read_through(user=request.user, manga=chapter.manga, number=chapter.number)
-    return redirect(reverse("reader:manga", args=[chapter.manga_id]) + f"#chapter-{chapter.id}")
+    return redirect(chapter_anchor(chapter))
 
 
 @require_POST

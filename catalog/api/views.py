@@ -117,6 +117,10 @@ _image_responses = {
 }
 
 
+# What a manga's chapter summaries read (the rest of a chapter row is left unloaded).
+CHAPTER_SUMMARY_COLUMNS = ("manga_id", "number", "title", "published_at", "sync_state", "page_count", "dropped_at")
+
+
 @extend_schema_view(
     list=extend_schema(summary="Mangas, ordered by latest chapter", parameters=[MangaListQuery]),
     retrieve=extend_schema(summary="One manga with its chapters (dropped ones flagged)"),
@@ -129,7 +133,9 @@ class MangaViewSet(LibraryAccess, viewsets.ReadOnlyModelViewSet):
             params = MangaListQuery(data=self.request.query_params)
             params.is_valid(raise_exception=True)
             return manga_list(**params.validated_data)
-        chapters = Prefetch("chapters", queryset=Chapter.objects.order_by("number", "created_at"))
+        # The summary's columns only: a 2,000-chapter manga loads no keys, URLs or timestamps it does not show.
+        summary = Chapter.objects.only(*CHAPTER_SUMMARY_COLUMNS).order_by("number", "created_at")
+        chapters = Prefetch("chapters", queryset=summary)
         return Manga.objects.annotate(chapter_count=_chapter_count()).prefetch_related("tags", chapters)
 
     def get_serializer_class(self) -> type[serializers.Serializer]:

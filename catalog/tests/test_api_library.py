@@ -11,10 +11,12 @@ from django.core.files.storage import default_storage
 from django.db import connection
 from django.http import FileResponse
 from django.utils import timezone
+from rest_framework import serializers
 
 from analysis.models import PageAnalysis
+from catalog.api.serializers import ChapterSummarySerializer
 from catalog.api.views import manga_list
-from catalog.models import Manga
+from catalog.models import Chapter, Manga
 from catalog.streaming import CHUNK_BYTES
 from crawler.tests import api_factories as f
 
@@ -206,3 +208,19 @@ def test_library_reads_need_an_account_and_writes_are_refused(anon_client, alice
     assert alice_client.delete(f"/api/v1/mangas/{m.id}/").status_code in (403, 405)
     assert alice_client.post("/api/v1/mangas/", {"title": "x"}, format="json").status_code in (403, 405)
     assert Manga.objects.count() == 1
+
+
+def test_a_mangas_chapter_summaries_are_what_drf_would_render_field_by_field(alice_client, src):
+    manga = f.manga("Berserk", src=src)
+    now = timezone.now()
+    f.chapter(manga, "12.5", src=src, title="The Gate", published_at=now, dropped_at=now, page_count=3)
+    f.chapter(manga, 13, src=src)
+    rows = alice_client.get(f"/api/v1/mangas/{manga.id}/").json()["chapters"]
+
+    generic = ChapterSummarySerializer()
+    expected = [
+        serializers.ModelSerializer.to_representation(generic, c)
+        for c in Chapter.objects.filter(manga=manga).order_by("number")
+    ]
+    assert rows == [dict(row) for row in expected]
+    assert rows[0]["number"] == "12.50" and rows[0]["dropped"] is True and rows[1]["published_at"] is None

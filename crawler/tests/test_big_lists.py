@@ -133,3 +133,20 @@ def test_requeue_all_is_one_statement_whatever_the_number_of_dead_jobs(db, opera
     with django_assert_max_num_queries(8):
         assert control.requeue(actor=operator, scope="all", confirm=True) == 40
     assert Job.objects.filter(state="pending").count() == 40
+
+
+def test_job_admin_pages_50_rows_each_linked_and_selectable_in_a_fixed_number_of_queries(admin_client, db):
+    jobs = [f.job(SyncManga(source_id="demo", source_manga_key=f"k{n}", title=f"Title {n}")) for n in range(60)]
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client.get("/admin/jobs/job/", {"o": "1"})
+    html = response.content.decode()
+    assert response.status_code == 200
+    shown = [job for job in jobs if f'value="{job.id}" class="action-select"' in html]
+    assert len(shown) == 50 == html.count('class="action-select"')
+    assert all(f'href="/admin/jobs/job/{job.id}/change/' in html for job in shown)
+    assert 'id="action-toggle"' in html and 'href="?o=1&amp;p=2"' in html
+    few = len(queries)
+    Job.objects.filter(id__in=[job.id for job in jobs[:40]]).delete()
+    with CaptureQueriesContext(connection) as queries:
+        assert admin_client.get("/admin/jobs/job/").status_code == 200
+    assert len(queries) == few  # rows cost no query each
