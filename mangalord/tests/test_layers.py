@@ -10,6 +10,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 APPS = ("mangalord", "accounts", "catalog", "jobs", "crawler", "analysis", "reader")
+# Every root package the contracts name must be there for lint-imports to run.
+PACKAGES = (*APPS, "testsupport")
 
 pytestmark = pytest.mark.skipif(shutil.which("lint-imports") is None, reason="import-linter is a dev requirement")
 
@@ -20,7 +22,7 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def tree_copy(tmp_path: Path) -> Path:
-    for name in APPS:
+    for name in PACKAGES:
         shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "tests"))
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
     return tmp_path
@@ -35,6 +37,11 @@ def test_the_tree_keeps_the_contract(tree_copy):
 @pytest.mark.parametrize(
     ("module", "back_import", "complaint"),
     [
+        (
+            "catalog/models.py",
+            "from testsupport.ports import free_port",
+            "catalog is not allowed to import testsupport",
+        ),
         (
             "catalog/bookmarks.py",
             "from crawler.passes.chapters import enqueue_chapter_content",
