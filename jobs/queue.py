@@ -90,6 +90,17 @@ class Lease:
         return self.payload.kind
 
 
+def _due_by() -> Now | datetime:
+    """What a job's `scheduled_at` must not pass to be leased now.
+
+    PostgreSQL's clock, so hosts with drifting clocks agree. SQLite is one
+    file on one machine, and its clock has milliseconds where Django stores
+    microseconds: a job enqueued in the same millisecond as a lease compared
+    as not due yet, so there it is this process's clock.
+    """
+    return Now() if connection.vendor == "postgresql" else timezone.now()
+
+
 def _now_plus(duration: timedelta) -> ExpressionWrapper:
     return ExpressionWrapper(Now() + Value(duration), output_field=DateTimeField())
 
@@ -222,7 +233,7 @@ def _lease_orm(
     """
     leasable = Q(state=JobState.PENDING) | Q(state=JobState.RUNNING, leased_until__lt=Now())
     with transaction.atomic():
-        candidates = Job.objects.filter(leasable, scheduled_at__lte=Now())
+        candidates = Job.objects.filter(leasable, scheduled_at__lte=_due_by())
         if kinds is not None:
             candidates = candidates.filter(kind__in=kinds)
         if exclude_sources:
