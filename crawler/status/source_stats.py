@@ -38,8 +38,15 @@ def download_state(sync_state: str, policy: str) -> str:
 
 def chapter_downloads(source_ids: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
     """`{source_id: {downloaded, waiting, not_wanted, failed}}` of live chapters, counted now."""
+    return _chapter_downloads(_policies(source_ids))
+
+
+def _policies(source_ids: Iterable[str] | None = None) -> dict[str, str]:
     sources = Source.objects.all() if source_ids is None else Source.objects.filter(id__in=list(source_ids))
-    policies = {source.id: download_policy.policy_of(source) for source in sources}
+    return {source.id: download_policy.policy_of(source) for source in sources}
+
+
+def _chapter_downloads(policies: dict[str, str]) -> dict[str, dict[str, int]]:
     counts = {source_id: dict.fromkeys(("downloaded", "waiting", "not_wanted", "failed"), 0) for source_id in policies}
     rows = (
         Chapter.objects.filter(source_id__in=list(policies), dropped_at__isnull=True)
@@ -63,15 +70,15 @@ def source_stats() -> dict[str, Any]:
     cached = cache.get(CACHE_KEY)
     if cached is not None:
         return cached
-    downloads = chapter_downloads()
+    policies = _policies()
+    downloads = _chapter_downloads(policies)
     stored = storage_by_source()
-    policies = dict(Source.objects.values_list("id", "settings"))
     stats = {
         "counted_at": timezone.now().isoformat(),
         "sources": [
             {
                 "source_id": source_id,
-                "download": (policies.get(source_id) or {}).get(download_policy.KEY, download_policy.ALL),
+                "download": policies[source_id],
                 **counts,
                 "stored_bytes": stored.get(source_id, 0),
             }
