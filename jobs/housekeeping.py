@@ -14,9 +14,9 @@ from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
 
+from jobs.guards import REFUND
 from jobs.models import Job, JobState
 from jobs.payloads import Payload
-from jobs.queue import _REFUND
 
 
 def upgrade_pending_payload(job_id: uuid.UUID, payload: Payload) -> bool:
@@ -39,7 +39,7 @@ def reclaim_orphaned() -> int:
     expired; this only does eagerly what `lease` would do lazily, minus the
     attempt a crash would otherwise cost.
     """
-    return Job.objects.filter(state=JobState.RUNNING, leased_until__lt=Now()).update(**_REFUND, updated_at=Now())
+    return Job.objects.filter(state=JobState.RUNNING, leased_until__lt=Now()).update(**REFUND, updated_at=Now())
 
 
 def reap_done(retention_days: int) -> int:

@@ -16,8 +16,9 @@ from datetime import timedelta
 from django.db import transaction
 from django.db.models.functions import Now
 
+from jobs.guards import guarded_row, now_plus, warn_stale
 from jobs.models import Job, JobState
-from jobs.queue import Lease, _guarded, _now_plus, _warn_stale
+from jobs.queue import Lease
 
 
 @contextmanager
@@ -37,14 +38,14 @@ def holding(lease_: Lease) -> Iterator[bool]:
             .exists()
         )
         if not current:
-            _warn_stale("holding", lease_)
+            warn_stale("holding", lease_)
         yield current
 
 
 def renew(lease_: Lease, lease_duration: timedelta) -> bool:
     """Heartbeat: extend a still-owned lease. False means it was lost; stop that job."""
-    updated = _guarded(lease_.id, lease_.lease_generation).update(
-        leased_until=_now_plus(lease_duration), updated_at=Now()
+    updated = guarded_row(lease_.id, lease_.lease_generation).update(
+        leased_until=now_plus(lease_duration), updated_at=Now()
     )
     return updated == 1
 

@@ -3,7 +3,7 @@
 It stands on `jobs.models` and `jobs.payloads` alone. A lease's renewal is
 `jobs.ownership`, its unsuccessful ends `jobs.retry`, work on rows no worker
 holds `jobs.housekeeping`, dead-letter requeue `jobs.requeue`, the LISTEN
-side of wake-ups `jobs.wakeup`.
+side of wake-ups `jobs.wakeup`; the guards they all share `jobs.guards`.
 
 Workers `lease` rows, heartbeat with `renew` (`renew_many` for all they
 hold), and finish with `ack_done`, or `ack_failed`, `ack_dead`, `defer` or
@@ -36,11 +36,12 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import CharField, DateTimeField, ExpressionWrapper, F, Field, Q, QuerySet, Value
-from django.db.models.functions import Concat, Greatest, Now
+from django.db.models import F, Field, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from jobs import sql
+from jobs.guards import guarded_row, now_plus, warn_stale
 from jobs.models import Job, JobState
 from jobs.payloads import Payload, PayloadError, decode, source_of
 from jobs.sql import NOTIFY_CHANNEL
@@ -99,10 +100,6 @@ def _due_by() -> Now | datetime:
     as not due yet, so there it is this process's clock.
     """
     return Now() if connection.vendor == "postgresql" else timezone.now()
-
-
-def _now_plus(duration: timedelta) -> ExpressionWrapper:
-    return ExpressionWrapper(Now() + Value(duration), output_field=DateTimeField())
 
 
 def _field(name: str) -> Field[Any, Any]:
@@ -249,7 +246,7 @@ def _lease_orm(
             state=JobState.RUNNING,
             attempts=F("attempts") + 1,
             lease_generation=F("lease_generation") + 1,
-            leased_until=_now_plus(lease_duration),
+            leased_until=now_plus(lease_duration),
             updated_at=Now(),
         )
         rows = {
@@ -286,49 +283,21 @@ def _parse_json(raw: Any) -> Any:
 
 def _dead_letter_undecodable(job_id: uuid.UUID, generation: int, error: str) -> None:
     logger.error("lease: dead-lettering job=%s with an undecodable payload: %s", job_id, error)
-    _guarded(job_id, generation).update(
+    guarded_row(job_id, generation).update(
         state=JobState.DEAD, last_error=f"undecodable payload: {error}", leased_until=None, updated_at=Now()
     )
 
 
-# --- guarded transitions -----------------------------------------------------------
-
-
-def _by_id_while_running(job_id: uuid.UUID) -> QuerySet[Job]:
-    """The row `job_id` if it is running, found through the primary key only.
-
-    A plain `state = 'running'` lets the planner pick crawler_jobs_counted_idx
-    (running rows look rare), and that index still holds a dead 'running' entry
-    for every job leased since the last vacuum, so each ack would walk them all:
-    O(jobs drained) per ack. Comparing an expression of `state` keeps the guard
-    but takes that index out of play, leaving the primary-key probe.
-    """
-    return Job.objects.alias(state_value=Concat("state", Value(""), output_field=CharField())).filter(
-        id=job_id, state_value=JobState.RUNNING
-    )
-
-
-def _guarded(job_id: uuid.UUID, generation: int) -> QuerySet[Job]:
-    return _by_id_while_running(job_id).filter(lease_generation=generation)
-
-
-def _warn_stale(op: str, lease_: Lease) -> None:
-    logger.warning(
-        "%s: lease no longer current (generation mismatch: released, reclaimed or re-leased); "
-        "skipping update job=%s generation=%s",
-        op,
-        lease_.id,
-        lease_.lease_generation,
-    )
+# --- done acks -------------------------------------------------------------------------
 
 
 def ack_done(lease_: Lease) -> bool:
     """Mark done. A stale lease updates nothing, logs a warning and returns False."""
-    updated = _guarded(lease_.id, lease_.lease_generation).update(
+    updated = guarded_row(lease_.id, lease_.lease_generation).update(
         state=JobState.DONE, leased_until=None, updated_at=Now()
     )
     if not updated:
-        _warn_stale("ack_done", lease_)
+        warn_stale("ack_done", lease_)
     return updated == 1
 
 
@@ -347,7 +316,7 @@ def ack_done_many(leases: Sequence[Lease]) -> int:
         acked = _ack_done_many_orm(leases)
     for lease_ in leases:
         if lease_.id not in acked:
-            _warn_stale("ack_done_many", lease_)
+            warn_stale("ack_done_many", lease_)
     return len(acked)
 
 
@@ -357,7 +326,7 @@ def _ack_done_many_orm(leases: Sequence[Lease]) -> set[uuid.UUID]:
         return {
             lease_.id
             for lease_ in leases
-            if _guarded(lease_.id, lease_.lease_generation).update(
+            if guarded_row(lease_.id, lease_.lease_generation).update(
                 state=JobState.DONE, leased_until=None, updated_at=Now()
             )
         }
@@ -394,7 +363,7 @@ def ack_done_many_and_lease(
             claimed = _lease_orm(kinds, max, lease_duration, exclude_sources)
     for lease_ in done:
         if lease_.id not in acked:
-            _warn_stale("ack_done_many_and_lease", lease_)
+            warn_stale("ack_done_many_and_lease", lease_)
     return len(acked), _decode_leases(claimed)
 
 
@@ -408,12 +377,3 @@ def announce(kinds: Iterable[str]) -> None:
     with connection.cursor() as cursor:
         for kind in sorted(set(kinds)):
             cursor.execute("SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, kind])
-
-
-# Giving a lease back: pending again, the attempt refunded, the generation bumped so a late ack matches nothing.
-_REFUND = {
-    "state": JobState.PENDING,
-    "leased_until": None,
-    "attempts": Greatest(Value(0), F("attempts") - 1),
-    "lease_generation": F("lease_generation") + 1,
-}

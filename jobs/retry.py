@@ -18,8 +18,9 @@ from django.conf import settings
 from django.db.models import F
 from django.db.models.functions import Now
 
+from jobs.guards import REFUND, by_id_while_running, guarded_row, now_plus, warn_stale
 from jobs.models import Job, JobState
-from jobs.queue import _REFUND, Lease, _by_id_while_running, _guarded, _now_plus, _warn_stale, announce
+from jobs.queue import Lease, announce
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def backoff_for(attempts: int) -> timedelta:
 
 def ack_failed(lease_: Lease, error: str) -> bool:
     """Record a failed attempt: dead at `max_attempts`, else pending again after a jittered backoff."""
-    guarded = _guarded(lease_.id, lease_.lease_generation)
+    guarded = guarded_row(lease_.id, lease_.lease_generation)
     if lease_.attempts >= lease_.max_attempts:
         updated = guarded.update(state=JobState.DEAD, last_error=error, leased_until=None, updated_at=Now())
     else:
@@ -69,21 +70,21 @@ def ack_failed(lease_: Lease, error: str) -> bool:
             state=JobState.PENDING,
             last_error=error,
             leased_until=None,
-            scheduled_at=_now_plus(backoff_for(lease_.attempts)),
+            scheduled_at=now_plus(backoff_for(lease_.attempts)),
             updated_at=Now(),
         )
     if not updated:
-        _warn_stale("ack_failed", lease_)
+        warn_stale("ack_failed", lease_)
     return updated == 1
 
 
 def ack_dead(lease_: Lease, error: str) -> bool:
     """Dead-letter now, whatever the attempt count: the failure is deterministic (`PermanentError`)."""
-    updated = _guarded(lease_.id, lease_.lease_generation).update(
+    updated = guarded_row(lease_.id, lease_.lease_generation).update(
         state=JobState.DEAD, last_error=error, leased_until=None, updated_at=Now()
     )
     if not updated:
-        _warn_stale("ack_dead", lease_)
+        warn_stale("ack_dead", lease_)
     return updated == 1
 
 
@@ -95,9 +96,9 @@ def defer(lease_: Lease, until: datetime, reason: str) -> bool:
     job alive forever.
     """
     limit = settings.CRAWLER_MAX_DEFERRALS
-    guarded = _guarded(lease_.id, lease_.lease_generation)
+    guarded = guarded_row(lease_.id, lease_.lease_generation)
     updated = guarded.filter(deferrals__lt=limit).update(
-        **_REFUND, deferrals=F("deferrals") + 1, last_error=reason, scheduled_at=until, updated_at=Now()
+        **REFUND, deferrals=F("deferrals") + 1, last_error=reason, scheduled_at=until, updated_at=Now()
     )
     if not updated:
         updated = guarded.update(
@@ -107,17 +108,17 @@ def defer(lease_: Lease, until: datetime, reason: str) -> bool:
             updated_at=Now(),
         )
     if not updated:
-        _warn_stale("defer", lease_)
+        warn_stale("defer", lease_)
     return updated == 1
 
 
 def release(lease_: Lease) -> bool:
     """Give a held lease back without burning an attempt (shutdown, session expired)."""
-    updated = _guarded(lease_.id, lease_.lease_generation).update(**_REFUND, updated_at=Now())
+    updated = guarded_row(lease_.id, lease_.lease_generation).update(**REFUND, updated_at=Now())
     if updated:
         announce([lease_.kind])
     else:
-        _warn_stale("release", lease_)
+        warn_stale("release", lease_)
     return updated == 1
 
 
@@ -127,7 +128,7 @@ def release_unowned(job_id: uuid.UUID) -> bool:
     Bumps the generation so the in-flight worker's eventual ack is a no-op,
     and refunds the attempt: an operator's click is not the job's failure.
     """
-    updated = _by_id_while_running(job_id).update(**_REFUND, updated_at=Now())
+    updated = by_id_while_running(job_id).update(**REFUND, updated_at=Now())
     if updated:
         announce(Job.objects.filter(id=job_id).values_list("kind", flat=True))
     else:

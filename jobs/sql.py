@@ -259,7 +259,7 @@ def pg_text_array(values: Iterable[str]) -> str:
 
 # --- ack ---------------------------------------------------------------------------
 
-# `state || ''`: see `jobs.queue._by_id_while_running`; the join must probe the primary key.
+# `state || ''`: see `jobs.guards.by_id_while_running`; the join must probe the primary key.
 ACK_DONE_MANY = """
 UPDATE crawler_jobs j
    SET state = 'done', leased_until = NULL, updated_at = statement_timestamp()

@@ -318,7 +318,7 @@ def test_non_outage_failures_do_not_open_the_circuit(workers):
     for _ in range(3):
         assert worker.step() is True
         wait_for_in_flight(worker)
-    assert worker.breaker.open_until is None
+    assert worker.status.snapshot().flags.get("circuit_open_until") is None
 
 
 def test_run_drain_exits_when_nothing_is_leasable(workers):

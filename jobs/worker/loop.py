@@ -3,7 +3,8 @@
 A `Worker` leases jobs of its kinds for its free slots in one statement, runs
 them on the job runner (`jobs.worker.runner`: long-lived threads, a cancel
 event and a deadline per job), and settles each finished job by its lease
-generation, by the table in `jobs.worker.outcomes`:
+generation through the settler (`jobs.worker.settle`), by the table in
+`jobs.worker.outcomes`:
 
 - the handler returned -> acked done (the jobs found finished in one step go
   out in one statement, each row keeping its own guard);
@@ -48,7 +49,6 @@ from typing import Any
 from django.utils import timezone
 
 from jobs import housekeeping, queue, retry
-from jobs.errors import RetryLater
 from jobs.queue import Lease
 from jobs.worker import circuit
 from jobs.worker.cadence import Cadence, control_changed
@@ -58,9 +58,9 @@ from jobs.worker.hooks import Flags
 from jobs.worker.listener import WakeUpListener
 from jobs.worker.outage import FLAG as OUTAGE_FLAG
 from jobs.worker.outage import DatabaseOutage, DatabaseUnavailable
-from jobs.worker.outcomes import Disposition, disposition
 from jobs.worker.pool import ConnectionKeeper, JobPool
 from jobs.worker.runner import InFlight, JobRunner
+from jobs.worker.settle import Settler
 
 __all__ = ["Periodic", "Worker", "WorkerConfig"]
 
@@ -68,10 +68,6 @@ logger = logging.getLogger(__name__)
 
 # How long shutdown waits for cancelled handlers to return before exiting anyway.
 SHUTDOWN_GRACE_SECS = 5.0
-
-
-def _source_id(lease: Lease) -> str | None:
-    return getattr(lease.payload, "source_id", None)
 
 
 class Worker:
@@ -86,7 +82,6 @@ class Worker:
         self.stop_event = threading.Event()
         # Set by finished jobs, NOTIFY and stop: cuts the idle wait short.
         self.wake = threading.Event()
-        self.breaker = circuit.CircuitState()
         # Sources the role keeps out of leasing now (expired sessions, cooldowns), read with the controls.
         self.excluded: set[str] = set()
         self.control = Cadence()
@@ -107,8 +102,15 @@ class Worker:
             conn_max_age_secs=config.conn_max_age_secs,
             outage=self.outage,
         )
+        self.settler = Settler(
+            config,
+            status=self.status,
+            outage=self.outage,
+            clock=self.clock,
+            refresh_control=self.refresh_control,
+            control_stale=self.control.mark_stale,
+        )
         self._connection = ConnectionKeeper(config.conn_max_age_secs)
-        self._published_circuit: str | None = None
         self._outages_renewed = 0
         self.booted = False
 
@@ -194,12 +196,12 @@ class Worker:
             self.outage.call("control", self.refresh_control)
             self.run_periodic()
         free = self.runner.free()
-        if free <= 0 or self.stop_event.is_set() or circuit.is_open(self.breaker, self.clock()):
-            self._ack_done(done)
+        if free <= 0 or self.stop_event.is_set() or self.settler.circuit_open():
+            self.settler.ack_done(done)
             return False
         kinds = self.leasable_kinds()
         if not kinds:
-            self._ack_done(done)
+            self.settler.ack_done(done)
             return False
         # The finished jobs' acks and their successors' claim: one statement, one commit.
         _, leases = self.outage.call(
@@ -211,7 +213,7 @@ class Worker:
             timedelta(seconds=self.config.lease_secs),
             exclude_sources=self.lease_exclusions(),
         )
-        self._acked(done)
+        self.settler.acked(done)
         for lease in leases:
             self.dispatch(lease)
         return bool(leases)
@@ -261,7 +263,7 @@ class Worker:
 
     def collect_finished(self) -> None:
         """Settle every job whose handler has returned or raised; the done ones in one statement."""
-        self._ack_done(self._settle_finished())
+        self.settler.ack_done(self._settle_finished())
 
     def _settle_finished(self) -> list[Lease]:
         """Settle the finished jobs that failed; the leases of those that returned, for the caller to ack."""
@@ -273,97 +275,14 @@ class Worker:
                 self.settle(job.lease, job.error)
         return done
 
-    def _ack_done(self, done: list[Lease]) -> None:
-        if done:
-            self.outage.call("ack", queue.ack_done_many, done)
-            self._acked(done)
-
-    def _acked(self, done: list[Lease]) -> None:
-        if not done:
-            return
-        for lease in done:
-            logger.info("job done job=%s kind=%s", lease.id, lease.kind)
-        self.breaker = circuit.after_success(self.breaker)
-        self._publish_circuit()
-
     def settle(self, lease: Lease, error: BaseException | None) -> None:
-        """Settle one finished job by what its handler did (`jobs.worker.outcomes`)."""
-        outcome = disposition(error)
-        if outcome is Disposition.DONE:
-            self.outage.call("ack", queue.ack_done, lease)
-            self.breaker = circuit.after_success(self.breaker)
-            return
-        assert error is not None
-        message = f"{type(error).__name__}: {error}"
-        if outcome is Disposition.PAUSE:
-            self.outage.call("release", retry.release, lease)
-            self.outage.call("status", self.hooks.on_paused, lease, error)
-            # Reread at once what the role now keeps out, so no other job of that source starts meanwhile.
-            self.outage.call("control", self.refresh_control)
-            logger.warning(
-                "job released job=%s kind=%s source=%s: %s; its source is paused until an operator acts",
-                lease.id,
-                lease.kind,
-                _source_id(lease),
-                error,
-            )
-        elif outcome is Disposition.HOLD:
-            # Something the job needs has run out (the disk under its floor): not the job's fault.
-            self.outage.call("release", retry.release, lease)
-            self.outage.call("status", self.hooks.on_held, lease, error)
-            logger.warning("job released job=%s kind=%s: %s", lease.id, lease.kind, error)
-        elif outcome is Disposition.RELEASE:
-            # Cancelled by something other than this loop (which settles the
-            # leases it cancels itself), or cut off by a database outage: give
-            # it back, it is not the job's fault.
-            self.outage.call("release", retry.release, lease)
-            logger.info("job released job=%s kind=%s: %s", lease.id, lease.kind, error)
-        elif outcome is Disposition.DEFER:
-            assert isinstance(error, RetryLater)
-            self.outage.call("defer", retry.defer, lease, error.until, message)
-            self.control.mark_stale()  # a Retry-After may have cooled the source for every worker: look now
-            logger.info(
-                "job deferred job=%s kind=%s until=%s: %s", lease.id, lease.kind, error.until.isoformat(), error
-            )
-        elif outcome is Disposition.DEAD:
-            self.outage.call("ack", retry.ack_dead, lease, message)
-            logger.warning("job dead job=%s kind=%s (permanent, not retried) error=%s", lease.id, lease.kind, message)
-        else:
-            self.fail(lease, error, message)
-
-    def fail(self, lease: Lease, error: BaseException, message: str) -> None:
-        self.outage.call("ack", retry.ack_failed, lease, message)
-        terminal = lease.attempts >= lease.max_attempts
-        logger.warning(
-            "job failed job=%s kind=%s attempt=%d/%d %s error=%s",
-            lease.id,
-            lease.kind,
-            lease.attempts,
-            lease.max_attempts,
-            "dead" if terminal else "retry-scheduled",
-            message,
-        )
-        if not circuit.counts_toward_circuit(error):
-            return
-        was_open = circuit.is_open(self.breaker, self.clock())
-        self.breaker = circuit.after_failure(
-            self.breaker,
-            threshold=self.config.circuit_threshold,
-            cooldown=timedelta(seconds=self.config.circuit_cooldown_secs),
-            now=self.clock(),
-        )
-        if circuit.is_open(self.breaker, self.clock()) and not was_open:
-            logger.warning(
-                "circuit open: %d consecutive failures; leasing paused until %s",
-                self.breaker.consecutive_failures,
-                self.breaker.open_until.isoformat() if self.breaker.open_until else "?",
-            )
-        self._publish_circuit()
+        """Settle one finished job by what its handler did (`jobs.worker.settle`)."""
+        self.settler.settle(lease, error)
 
     def enforce_deadlines(self) -> None:
         for job in self.runner.overdue():
             timeout = self.config.timeout_for(job.lease.kind)
-            self.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
+            self.settler.fail(job.lease, circuit.JobTimedOut(), f"timed out after {timeout:g} s")
 
     def _lease_lost(self, lease: Lease) -> None:
         job = self.runner.claim_lost(lease)
@@ -385,16 +304,9 @@ class Worker:
         self.hooks.refresh_control()
         self.excluded = set(self.hooks.exclusions())
 
-    def _publish_circuit(self) -> None:
-        until = self.breaker.open_until
-        value = until.isoformat() if until is not None and circuit.is_open(self.breaker, self.clock()) else None
-        if value != self._published_circuit:  # this loop is the flag's only writer
-            self._published_circuit = value
-            self.status.set_flag("circuit_open_until", value)
-
     def run_periodic(self) -> None:
         now = time.monotonic()
-        self._publish_circuit()  # clears the flag once the cool-down has passed
+        self.settler.publish_circuit()  # clears the flag once the cool-down has passed
         for duty in self.config.periodic:
             if now < duty.next_at:
                 continue
@@ -412,8 +324,9 @@ class Worker:
         next_deadline = self.runner.seconds_to_next_deadline()
         if next_deadline is not None:
             wait = min(wait, next_deadline)
-        if self.breaker.open_until is not None:
-            wait = min(wait, (self.breaker.open_until - self.clock()).total_seconds())
+        open_until = self.settler.breaker.open_until
+        if open_until is not None:
+            wait = min(wait, (open_until - self.clock()).total_seconds())
         return max(wait, 0.05)
 
     def run(self, *, once: bool = False, drain: bool = False, install_signals: bool = True) -> int:
