@@ -11,6 +11,9 @@ wait, in-flight users drain, the browser relaunches, and on success the
 sticky `session_expired` flags are cleared (the operator restarts after
 refreshing the session). After `restart_threshold` consecutive browser
 failures the manager restarts itself.
+
+What one render does on that thread (cookies, guarded redirects, waiting
+for a script-filled page) is `crawler.sources.tab`.
 """
 
 from __future__ import annotations
@@ -20,36 +23,21 @@ import os
 import queue
 import shutil
 import threading
-import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from urllib.parse import urljoin
 
 from django.conf import settings
-from playwright.sync_api import Browser, Playwright, Route, sync_playwright
+from playwright.sync_api import Browser, Playwright, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from crawler.errors import FetchRefused, SourceUnavailable
+from crawler.errors import SourceUnavailable
+from crawler.sources.tab import RenderedPage, Tab, Wait
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-# Pages are rendered for their markup only; images stream over HTTP separately.
-_BLOCKED_RESOURCES = frozenset({"image", "media", "font"})
-_MAX_REDIRECTS = 5
-_READY_POLL_MS = 100
-
-
-@dataclass(frozen=True)
-class RenderedPage:
-    url: str  # final URL after (guarded) redirects
-    status: int | None
-    html: str
-    cookies: list[dict[str, Any]] = field(default_factory=list)  # the context's cookies after the load
-    retry_after: str | None = None  # the answer's Retry-After header (a 429/503 cools the source down)
 
 
 @dataclass
@@ -80,7 +68,7 @@ class BrowserManager:
         self._failures = 0
         self._work: queue.Queue[_Work | None] = queue.Queue()
         self._thread: threading.Thread | None = None
-        self._tab: _Tab | None = None  # touched only on the browser thread
+        self._tab: Tab | None = None  # touched only on the browser thread
 
     # --- status ---------------------------------------------------------------------------
 
@@ -147,7 +135,7 @@ class BrowserManager:
         """
         cookies = list(cookies)
         try:
-            wait = _Wait(ready, wait_secs, network_idle)
+            wait = Wait(ready, wait_secs, network_idle)
             page = self.run(lambda browser: self._render_on_thread(browser, url, cookies, url_allowed, wait))
         except PlaywrightError as exc:
             if "net::ERR_" not in str(exc):
@@ -315,7 +303,7 @@ class BrowserManager:
         url: str,
         cookies: list[dict[str, Any]],
         url_allowed: Callable[[str], bool] | None,
-        wait: _Wait,
+        wait: Wait,
     ) -> RenderedPage:
         # Opening a context and a page costs about a second here, so one tab is
         # kept per launched browser and reused; it only ever lives on this thread.
@@ -323,105 +311,8 @@ class BrowserManager:
         if tab is None or tab.browser is not browser or tab.page.is_closed():
             if tab is not None:
                 tab.close()
-            tab = self._tab = _Tab(browser, self.navigation_timeout_secs)
+            tab = self._tab = Tab(browser, self.navigation_timeout_secs)
         return tab.render(url, cookies, url_allowed, wait)
-
-
-@dataclass(frozen=True)
-class _Wait:
-    ready: Callable[[str], bool] | None
-    secs: float
-    network_idle: bool
-
-
-class _Tab:
-    """A browser context with one page, reused across renders (browser thread only)."""
-
-    def __init__(self, browser: Browser, timeout_secs: float) -> None:
-        self.browser = browser
-        self.context = browser.new_context()
-        self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(timeout_secs * 1000)
-        self._allowed: Callable[[str], bool] | None = None
-        self._refused: list[str] = []
-        self._final_url = [""]
-
-    def render(
-        self, url: str, cookies: list[dict[str, Any]], url_allowed: Callable[[str], bool] | None, wait: _Wait
-    ) -> RenderedPage:
-        self._allowed, self._refused, self._final_url = url_allowed, [], [url]
-        if cookies:
-            self.context.add_cookies(cookies)
-        try:
-            response = self.page.goto(url, wait_until="domcontentloaded")
-        except PlaywrightError:
-            if self._refused:
-                raise FetchRefused(
-                    f"browser: refusing redirect from {url} to {self._refused[0]} (off the source's hosts)"
-                ) from None
-            raise
-        status = response.status if response else None
-        html = self._settle(wait) if status is None or status < 400 else self.page.content()
-        retry_after = response.headers.get("retry-after") if response else None
-        return RenderedPage(self._final_url[0], status, html, self.context.cookies(), retry_after)
-
-    def _settle(self, wait: _Wait) -> str:
-        """The page's markup once it is ready (or the wait ran out)."""
-        deadline = time.monotonic() + wait.secs
-        if wait.network_idle and wait.secs > 0:
-            try:
-                self.page.wait_for_load_state("networkidle", timeout=wait.secs * 1000)
-            except PlaywrightTimeoutError:
-                logger.info("browser: %s did not reach network idle within %.1fs", self.page.url, wait.secs)
-        html = self.page.content()
-        if wait.ready is None:
-            return html
-        while not wait.ready(html) and time.monotonic() < deadline:
-            self.page.wait_for_timeout(_READY_POLL_MS)
-            html = self.page.content()
-        return html
-
-    def close(self) -> None:
-        try:
-            self.context.close()
-        except PlaywrightError:
-            pass  # its browser is already gone
-
-    def _route(self, route: Route) -> None:
-        request = route.request
-        if request.is_navigation_request() and request.frame.parent_frame is None:
-            return _navigate(route, request.url, self._allowed, self._refused, self._final_url)
-        if request.resource_type in _BLOCKED_RESOURCES or (self._allowed and not self._allowed(request.url)):
-            return route.abort("blockedbyclient")
-        route.continue_()
-
-
-def _navigate(
-    route: Route, url: str, url_allowed: Callable[[str], bool] | None, refused: list[str], final_url: list[str]
-) -> None:
-    """Fetch a main-frame navigation ourselves, hop by hop, so no redirect target is requested unchecked.
-
-    (Chromium does not route redirect targets, so letting it follow them would skip the guard.)
-    """
-    current = url
-    for _ in range(_MAX_REDIRECTS + 1):
-        try:
-            response = route.fetch(url=current, max_redirects=0)
-        except PlaywrightError as exc:
-            # Surface as the page's own network error (net::ERR_...), not as a hang or a browser fault.
-            text = str(exc)
-            code = "connectionrefused" if "ECONNREFUSED" in text else "timedout" if "imeout" in text else "failed"
-            return route.abort(code)
-        location = response.headers.get("location")
-        if not (300 <= response.status < 400 and location):
-            final_url[0] = current
-            return route.fulfill(response=response)
-        current = urljoin(current, location)
-        if url_allowed and not url_allowed(current):
-            refused.append(current)
-            return route.abort("blockedbyclient")
-    route.abort("failed")
 
 
 def _clear_expired_sessions() -> None:
