@@ -16,7 +16,7 @@ from analysis import control
 from analysis.models import PageAnalysis
 from catalog.models import Page
 from crawler import admin as crawler_admin
-from crawler.control import ControlError
+from crawler.control.errors import ControlError
 from jobs.models import Job
 
 

@@ -11,7 +11,7 @@ from analysis import control
 from catalog.models import Page
 from crawler.api.base import ControlAPIView
 from crawler.api.control import ERRORS, control_error, validated
-from crawler.control import ControlError
+from crawler.control.errors import ControlError
 
 
 class ForceAnalyzeInput(serializers.Serializer):

@@ -14,7 +14,8 @@ from django.db import transaction
 
 from analysis.service import EnqueueForPageOutcome, enqueue_for_page
 from catalog.models import Page
-from crawler.control import ControlError, audit
+from crawler.control import audit
+from crawler.control.errors import ControlError
 
 
 class AnalysisDisabled(ControlError):

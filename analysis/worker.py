@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crawler.status import StatusHandle
+from crawler.status.handle import StatusHandle
 from crawler.workers.roles import PublishedStatus
 from jobs.worker.loop import Worker, WorkerConfig
 

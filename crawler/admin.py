@@ -19,8 +19,8 @@ from django.http import HttpRequest
 
 from catalog import admin as catalog_admin
 from catalog.models import Chapter, Manga, Source
-from crawler import control, download_policy
-from crawler.control import backlog, downloads
+from crawler import download_policy
+from crawler.control import actions, backlog, downloads
 from crawler.control.operators import can_operate
 from crawler.models import AuditEvent, CrawlerState, SourceThrottle
 from jobs import kinds
@@ -79,13 +79,13 @@ class JobAdmin(OperatorActions, catalog_admin.BigTableAdmin):
     @admin.action(description="Requeue selected dead jobs", permissions=["operate"])
     def requeue_dead(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
         dead = list(queryset.filter(state=JobState.DEAD).values_list("id", flat=True))
-        revived = sum(control.requeue(actor=request.user, scope="job", target=job_id) for job_id in dead)
+        revived = sum(actions.requeue(actor=request.user, scope="job", target=job_id) for job_id in dead)
         self.message_user(request, f"Requeued {revived} of {len(dead)} dead job(s).", messages.SUCCESS)
 
     @admin.action(description="Release selected running jobs (back to pending)", permissions=["operate"])
     def release(self, request: HttpRequest, queryset: QuerySet[Job]) -> None:
         running = list(queryset.filter(state=JobState.RUNNING).values_list("id", flat=True))
-        released = sum(control.release(actor=request.user, job_id=job_id) for job_id in running)
+        released = sum(actions.release(actor=request.user, job_id=job_id) for job_id in running)
         self.message_user(request, f"Released {released} of {len(running)} running job(s).", messages.SUCCESS)
 
 
@@ -151,7 +151,7 @@ class SourceThrottleAdmin(OperatorActions, admin.ModelAdmin):
     @admin.action(description="End the selected sources' cooldown now", permissions=["operate"])
     def end_cooldown(self, request: HttpRequest, queryset: QuerySet[SourceThrottle]) -> None:
         sources = list(queryset.values_list("source_id", flat=True))
-        ended = sum(control.end_cooldown(actor=request.user, source_id=source) for source in sources)
+        ended = sum(actions.end_cooldown(actor=request.user, source_id=source) for source in sources)
         self.message_user(request, f"Ended the cooldown of {ended} of {len(sources)} source(s).", messages.SUCCESS)
 
 
@@ -174,7 +174,7 @@ class MangaAdmin(OperatorActions, catalog_admin.MangaAdmin):
     @admin.action(description="Queue downloads of not-yet-downloaded chapters", permissions=["operate"])
     def requeue_chapters(self, request: HttpRequest, queryset: QuerySet[Manga]) -> None:
         enqueued = sum(
-            control.enqueue_missing_content(
+            actions.enqueue_missing_content(
                 actor=request.user, chapters=Chapter.objects.filter(manga=manga), scope="manga", target_id=manga.id
             )
             for manga in queryset
@@ -192,7 +192,7 @@ class ChapterAdmin(OperatorActions, catalog_admin.ChapterAdmin):
     @admin.action(description="Queue downloads of selected chapters (not yet downloaded)", permissions=["operate"])
     def requeue_chapters(self, request: HttpRequest, queryset: QuerySet[Chapter]) -> None:
         ids = list(queryset.values_list("id", flat=True))
-        enqueued = control.enqueue_missing_content(
+        enqueued = actions.enqueue_missing_content(
             actor=request.user,
             chapters=Chapter.objects.filter(id__in=ids),
             scope="chapter",

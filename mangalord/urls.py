@@ -8,7 +8,7 @@ from reader.komga import urls as komga_urls
 
 urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
-    path("admin/crawler/", include("crawler.status.urls")),
+    path("admin/crawler/", include("crawler.dashboard.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/admin/crawler/", include("crawler.api.urls")),
     path("api/v1/", include("catalog.api.urls")),

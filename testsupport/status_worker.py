@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     django.setup()
     counter = _count_queries()
 
-    from crawler.status import StatusHandle
+    from crawler.status.handle import StatusHandle
     from crawler.status.publish import StatusPublisher
 
     status = StatusHandle(worker_count=2)

@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw, ImageFont
 from analysis.handlers import handle_analyze_page
 from analysis.payloads import AnalyzePage
 from analysis.worker import analyze_worker
-from crawler.status import StatusHandle
+from crawler.status.handle import StatusHandle
 from crawler.workers.handlers import JobContext
 from jobs import queue
 from jobs.queue import Lease

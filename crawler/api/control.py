@@ -16,9 +16,10 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from crawler import control
 from crawler.api import serializers as s
 from crawler.api.base import ControlAPIView
+from crawler.control import actions
+from crawler.control.errors import AmbiguousSource, ControlError, InvalidSessionValue
 from jobs.requeue import ConfirmationRequired
 
 ERRORS = {400: s.ErrorSerializer, 401: s.ErrorSerializer, 403: s.ErrorSerializer, 409: s.ErrorSerializer}
@@ -31,8 +32,8 @@ def validated(serializer_class: type[Any], request: Request) -> dict[str, Any]:
     return data.validated_data
 
 
-def control_error(exc: control.ControlError) -> Response:
-    bad_input = isinstance(exc, (control.AmbiguousSource, control.InvalidSessionValue))
+def control_error(exc: ControlError) -> Response:
+    bad_input = isinstance(exc, (AmbiguousSource, InvalidSessionValue))
     code = status.HTTP_400_BAD_REQUEST if bad_input else status.HTTP_409_CONFLICT
     return Response({"detail": str(exc)}, status=code)
 
@@ -47,7 +48,7 @@ class _PassView(ControlAPIView):
         data = validated(s.PassRequestInput, request)
         try:
             results = self.request_pass(actor=request.user, source_id=data.get("source"))
-        except control.ControlError as exc:
+        except ControlError as exc:
             return control_error(exc)
         rendered = s.PassResultSerializer(results, many=True).data
         in_flight = [r.source_id for r in results if r.skipped]
@@ -66,7 +67,7 @@ _pass_schema = {
 @extend_schema_view(post=extend_schema(operation_id="crawler_run", summary="Enqueue a metadata pass", **_pass_schema))
 class RunView(_PassView):
     action_name = "metadata pass"
-    request_pass = staticmethod(control.request_metadata_pass)
+    request_pass = staticmethod(actions.request_metadata_pass)
 
 
 @extend_schema_view(
@@ -74,7 +75,7 @@ class RunView(_PassView):
 )
 class ReconcileView(_PassView):
     action_name = "reconcile pass"
-    request_pass = staticmethod(control.request_reconcile)
+    request_pass = staticmethod(actions.request_reconcile)
 
 
 class RestartBrowserView(ControlAPIView):
@@ -85,7 +86,7 @@ class RestartBrowserView(ControlAPIView):
         responses={202: s.RestartResponseSerializer, **ERRORS},
     )
     def post(self, request: Request) -> Response:
-        generation = control.restart_browser(actor=request.user)
+        generation = actions.restart_browser(actor=request.user)
         return Response({"generation": generation}, status=status.HTTP_202_ACCEPTED)
 
 
@@ -101,10 +102,10 @@ class SessionView(ControlAPIView):
     def post(self, request: Request) -> Response:
         data = validated(s.SessionInput, request)
         try:
-            refreshed = control.refresh_session(
+            refreshed = actions.refresh_session(
                 actor=request.user, phpsessid=data["phpsessid"], source_id=data.get("source")
             )
-        except control.ControlError as exc:
+        except ControlError as exc:
             return control_error(exc)
         return Response({"source": refreshed.source_id, "stored": True})
 
@@ -120,7 +121,7 @@ class RequeueView(ControlAPIView):
         data = validated(s.RequeueInput, request)
         scope, target = data["scope"], data.get("target")
         try:
-            requeued = control.requeue(actor=request.user, scope=scope, target=target, confirm=data["confirm"])
+            requeued = actions.requeue(actor=request.user, scope=scope, target=target, confirm=data["confirm"])
         except ConfirmationRequired as exc:  # the serializer refuses first; the queue guards too
             return Response({"confirm": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"scope": scope, "target": target, "requeued": requeued})

@@ -15,8 +15,7 @@ from rest_framework import serializers
 
 from catalog.api.pagination import MAX_PAGE
 from catalog.models import Chapter, Manga, Source
-from crawler import control
-from crawler.control import backlog
+from crawler.control import actions, backlog
 from jobs import kinds
 from jobs.models import Job, JobState
 from jobs.requeue import RequeueScope
@@ -49,7 +48,7 @@ class SessionInput(serializers.Serializer):
         write_only=True,
         validators=[
             RegexValidator(
-                r"\A" + control.PHPSESSID_PATTERN.pattern + r"\Z",
+                r"\A" + actions.PHPSESSID_PATTERN.pattern + r"\Z",
                 message="Must be 1-256 characters of A-Z, a-z, 0-9, ',' and '-'.",
             )
         ],

@@ -18,7 +18,7 @@ from crawler.api.control import (
 )
 from crawler.api.dead_jobs import DeadJobsView, HistoryView
 from crawler.api.status import StatusView
-from crawler.status.stream import status_stream
+from crawler.dashboard.stream import status_stream
 
 app_name = "crawler-api"
 

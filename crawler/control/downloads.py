@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from catalog.models import Chapter, Source
 from crawler import download_policy
-from crawler.control import ControlError, audit
+from crawler.control import audit
+from crawler.control.errors import ControlError
 from crawler.passes.chapters import enqueue_chapter_content
 from crawler.payloads import SyncChapterContent
 from jobs import housekeeping

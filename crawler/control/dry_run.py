@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalog.models import Source
-from crawler.sources import get_source
 from crawler.sources.base import SourceMangaRef
 from crawler.sources.config import HtmlSourceConfig
+from crawler.sources.factory import get_source
 
 MAX_LISTED = 10
 

@@ -79,7 +79,7 @@ def add_site(*, actor: Any, row: Source, check: bool = True, crawl_now: bool = F
 
     Raises CrawlerError (the dry run's, naming key, selector and URL) with nothing kept.
     """
-    from crawler.control import request_metadata_pass
+    from crawler.control.actions import request_metadata_pass
 
     with transaction.atomic():
         row.save(force_insert=True)

@@ -33,7 +33,7 @@ from crawler.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater
 from crawler.pipeline_signals import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
-from crawler.status import StatusHandle
+from crawler.status.handle import StatusHandle
 from jobs.errors import JobCancelled
 
 logger = logging.getLogger(__name__)

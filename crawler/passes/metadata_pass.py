@@ -22,13 +22,13 @@ from django.utils import timezone
 
 from catalog.models import Manga, Source
 from crawler import state_store
-from crawler import status as phases
 from crawler.errors import RetryLater, SessionExpired, SourceConfigError
 from crawler.passes.pipeline import CoverOutcome, MangaOutcome, MetadataOutcome, fetch_cover, process_manga_ref
-from crawler.sources import get_source
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
-from crawler.status import StatusHandle
+from crawler.sources.factory import get_source
+from crawler.status import phases
+from crawler.status.handle import StatusHandle
 from jobs.errors import JobCancelled
 
 if TYPE_CHECKING:

@@ -29,7 +29,8 @@ from django.conf import settings
 from django.db import DatabaseError, connection, connections
 from django.utils import timezone
 
-from crawler.status import StatusHandle, StatusSnapshot, idle
+from crawler.status.handle import StatusHandle, StatusSnapshot
+from crawler.status.phases import idle
 from crawler.status_notify import notify_status_changed
 from jobs.models import WorkerStatus
 

@@ -9,7 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from crawler import state_store
-from crawler.control import is_valid_phpsessid
+from crawler.control.actions import is_valid_phpsessid
 from crawler.models import AuditEvent
 from crawler.tests import api_factories as f
 

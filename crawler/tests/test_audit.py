@@ -3,7 +3,7 @@
 import pytest
 from django.db import connection, transaction
 
-from crawler import control
+from crawler.control import actions
 from crawler.models import AuditEvent
 from crawler.status_notify import STATUS_CHANNEL
 from jobs.wakeup import listen_connection
@@ -20,7 +20,7 @@ def status_listener():
 @on_postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_control_action_signals_dashboards_after_its_audit_row_commits(status_listener, staff):
-    generation = control.restart_browser(actor=staff)
+    generation = actions.restart_browser(actor=staff)
 
     notes = list(status_listener.notifies(timeout=5, stop_after=1))
     assert [n.payload for n in notes] == ["restart_browser"]
@@ -32,7 +32,7 @@ def test_a_control_action_signals_dashboards_after_its_audit_row_commits(status_
 @pytest.mark.django_db(transaction=True)
 def test_a_rolled_back_control_action_signals_nothing(status_listener, staff):
     with pytest.raises(RuntimeError), transaction.atomic():
-        control.restart_browser(actor=staff)
+        actions.restart_browser(actor=staff)
         raise RuntimeError("the caller's transaction fails after the action")
 
     assert list(status_listener.notifies(timeout=0.5, stop_after=1)) == []

@@ -123,7 +123,7 @@ def test_queue_counts_are_exact_under_the_bound_and_marked_estimated_over_it(db,
 def test_requeue_all_is_one_statement_whatever_the_number_of_dead_jobs(db, operator, django_assert_max_num_queries):
     if connection.vendor != "postgresql":
         pytest.skip("the set-based requeue is PostgreSQL's; SQLite revives job by job")
-    from crawler import control
+    from crawler.control import actions
 
     src = f.source("demo")
     m = f.manga("Dead end", src=src)
@@ -131,7 +131,7 @@ def test_requeue_all_is_one_statement_whatever_the_number_of_dead_jobs(db, opera
         f.dead_content_job(f.chapter(m, n, src=src))
     # The requeue statement, the wake-up NOTIFY, the audit row (and their savepoints).
     with django_assert_max_num_queries(8):
-        assert control.requeue(actor=operator, scope="all", confirm=True) == 40
+        assert actions.requeue(actor=operator, scope="all", confirm=True) == 40
     assert Job.objects.filter(state="pending").count() == 40
 
 

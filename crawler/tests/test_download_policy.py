@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from catalog.bookmarks import create_bookmark
 from catalog.models import Chapter, Manga, Source
 from crawler import download_policy
-from crawler.control import ControlError
 from crawler.control.downloads import set_download_policy
+from crawler.control.errors import ControlError
 from crawler.models import AuditEvent
 from crawler.passes.chapters import sync_chapters
 from crawler.sources.base import SourceChapter

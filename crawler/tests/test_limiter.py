@@ -17,7 +17,8 @@ from crawler.demo_site.throttle import ServerThrottle
 from crawler.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
 from crawler.payloads import SyncChapterContent
-from crawler.sources import get_source, limiter
+from crawler.sources import limiter
+from crawler.sources.factory import get_source
 from crawler.sources.limiter import SourceLimiter
 from crawler.sources.politeness import Politeness, Verdict
 from crawler.sources.slots import busy_sources

@@ -17,8 +17,8 @@ from crawler.errors import SessionExpired, SourceUnavailable
 from crawler.passes import metadata_pass
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.passes.reconcile import run_reconcile
-from crawler.sources import get_source
-from crawler.status import StatusHandle
+from crawler.sources.factory import get_source
+from crawler.status.handle import StatusHandle
 from jobs.models import Job
 
 pytestmark = pytest.mark.django_db

@@ -172,7 +172,7 @@ def test_the_status_stream_says_since_when_the_database_is_unavailable():
     """When the web process cannot compose (the database is gone), subscribers hear so instead of silence."""
     import asyncio
 
-    from crawler.status.stream import StatusBroadcaster
+    from crawler.dashboard.broadcaster import StatusBroadcaster
 
     state = {"down": True}
 

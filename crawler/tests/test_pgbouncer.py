@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
-from crawler.status import stream
+from crawler.dashboard import listeners
 from crawler.tests.worker_processes import race_children
 from jobs.models import Job, JobState
 
@@ -73,4 +73,4 @@ def test_without_a_direct_url_workers_poll_and_still_lease_through_the_pooler(sp
 )
 def test_the_status_stream_listens_only_where_a_session_exists(settings, pooler, direct, redis, expected):
     settings.DATABASE_POOLER, settings.DATABASE_DIRECT_URL, settings.REDIS_URL = pooler, direct, redis
-    assert stream._default_source() == expected
+    assert listeners.default_source() == expected

@@ -21,7 +21,7 @@ from crawler.errors import CrawlerError, ImageRefused, SessionExpired
 from crawler.passes import chapter_download
 from crawler.passes.chapter_download import page_directory
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
-from crawler.status import StatusHandle
+from crawler.status.handle import StatusHandle
 from crawler.workers.handlers import JobContext
 from jobs import kinds
 from jobs.errors import JobCancelled

@@ -12,9 +12,9 @@ from PIL import Image
 from catalog.models import Source
 from crawler import state_store
 from crawler.errors import CrawlerError, FetchRefused, NotFound, SessionExpired, SourceConfigError, SourceUnavailable
-from crawler.sources import get_source
 from crawler.sources.base import SourceChapter, SourceMangaRef
 from crawler.sources.demo import demo_settings
+from crawler.sources.factory import get_source
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,8 @@ import time
 import pytest
 from django.db.backends.signals import connection_created
 
-from crawler.status import StatusHandle, fetching_metadata
+from crawler.status.handle import StatusHandle
+from crawler.status.phases import fetching_metadata
 from crawler.status.publish import StatusPublisher
 from jobs.models import WorkerStatus
 

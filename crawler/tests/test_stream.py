@@ -20,7 +20,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from crawler.status.stream import KEEP_ALIVE, StatusBroadcaster, TtlMemo, default_compose, get_broadcaster
+from crawler.dashboard.broadcaster import StatusBroadcaster, TtlMemo, default_compose, get_broadcaster
+from crawler.dashboard.stream import KEEP_ALIVE
 from jobs.models import WorkerStatus
 from testsupport.live_server import LiveServer
 

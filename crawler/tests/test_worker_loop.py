@@ -19,7 +19,7 @@ from django.utils import timezone
 from crawler import state_store
 from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
 from crawler.payloads import SyncChapterContent
-from crawler.status import StatusHandle
+from crawler.status.handle import StatusHandle
 from crawler.workers.roles import CrawlHooks
 from jobs import queue, retry
 from jobs.errors import JobCancelled

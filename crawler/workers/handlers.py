@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from catalog.models import Chapter, Manga, MangaSource, Source
-from crawler import status as phases
 from crawler.errors import CrawlerError, SourceConfigError
 from crawler.passes.chapter_download import download_chapter
 from crawler.passes.chapters import sync_chapters
@@ -25,10 +24,11 @@ from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.passes.pipeline import process_manga_ref
 from crawler.passes.reconcile import run_reconcile
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
-from crawler.sources import get_source
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
-from crawler.status import StatusHandle
+from crawler.sources.factory import get_source
+from crawler.status import phases
+from crawler.status.handle import StatusHandle
 from jobs.kinds import Kind
 from jobs.worker.hooks import JobContext as EngineContext
 

@@ -22,12 +22,12 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from crawler import state_store
-from crawler import status as phases
 from crawler.passes.disk_guard import storage_paused
 from crawler.payloads import MetadataPass, SyncChapterContent
 from crawler.sources import limiter
 from crawler.sources.slots import busy_sources
-from crawler.status import StatusHandle
+from crawler.status import phases
+from crawler.status.handle import StatusHandle
 from crawler.status.publish import StatusPublisher
 from jobs import housekeeping, queue
 from jobs.queue import Lease

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 
 from catalog.models import Source
 from crawler.errors import CrawlerError
-from crawler.status import StatusHandle
+from crawler.status.handle import StatusHandle
 from jobs import queue
 
 
@@ -81,7 +81,7 @@ def run_metadata_pass_with_progress(
 
 def run_reconcile_with_progress(row: Source, *, console: Console, browser: Any) -> Any:
     from crawler.passes.reconcile import run_reconcile
-    from crawler.sources import get_source
+    from crawler.sources.factory import get_source
 
     source = get_source(row, browser=browser)
     try:

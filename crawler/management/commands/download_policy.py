@@ -15,8 +15,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from catalog.models import Source
 from catalog.source_settings import SourceSettingsError
 from crawler import download_policy
-from crawler.control import ControlError
 from crawler.control.downloads import set_download_policy
+from crawler.control.errors import ControlError
 from crawler.status.source_stats import chapter_downloads
 
 

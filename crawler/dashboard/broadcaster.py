@@ -1,15 +1,10 @@
-"""The live status stream: Server-Sent Events fanned out from one broadcaster per server process.
+"""One status broadcaster per server process: every dashboard stream shares its listener and its composer.
 
-Every dashboard tab holds one `GET /api/v1/admin/crawler/stream/`. If each of
-them composed the status itself on every worker signal, the database load
-would grow with the number of tabs. Instead one `StatusBroadcaster` per
-process owns a single change listener and a single composer:
+If each stream composed the status itself on every worker signal, the
+database load would grow with the number of tabs. Instead one
+`StatusBroadcaster` per process owns a single change listener
+(`crawler.dashboard.listeners`) and a single composer:
 
-- the listener turns worker signals into pokes: PostgreSQL `LISTEN` on the
-  status channel (and the job channel, whose NOTIFY means queue counts
-  moved); the Channels group when `REDIS_URL` is set and there is no LISTEN
-  session (SQLite, or PgBouncer without DATABASE_DIRECT_URL); otherwise a
-  one-query poll of the worker status table every `POLL_SECS`;
 - pokes are coalesced for `DEBOUNCE_SECS` (a worker storing pages fires many
   a second), then the status is composed once, with queue counts memoised
   for `COUNTS_TTL_SECS`, and the same JSON goes to every subscriber;
@@ -29,25 +24,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import select
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import DatabaseError, connection, connections
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from accounts import credentials
-from accounts.lockout import LockedOut
-from crawler.control.operators import can_watch
-from crawler.status_notify import STATUS_CHANNEL, STATUS_GROUP
-from jobs.wakeup import can_listen, listen_connection
+from crawler.dashboard import listeners
 
 logger = logging.getLogger(__name__)
 
@@ -58,9 +46,6 @@ COUNTS_TTL_SECS = 1.0
 REFRESH_SECS = 3.0
 # Without LISTEN (SQLite, PgBouncer without DATABASE_DIRECT_URL): look at the worker status table this often.
 POLL_SECS = 1.0
-# Browsers reconnect this long after a stream ends (the SSE `retry:` field).
-RECONNECT_MS = 1000
-JOB_CHANNEL = "crawler_jobs"
 
 Compose = Callable[[], dict[str, Any]]
 
@@ -142,7 +127,7 @@ class Subscription:
 
 
 @dataclass
-class _Run:
+class Run:
     """The threads of one busy period (first subscriber to last); stopped runs are never restarted."""
 
     stop: threading.Event = field(default_factory=threading.Event)
@@ -177,7 +162,7 @@ class StatusBroadcaster:
         self.latest: Snapshot | None = None
         self._lock = threading.Lock()
         self._subscribers: set[Subscription] = set()
-        self._run: _Run | None = None
+        self._run: Run | None = None
         self._version = 0
         # Threads of the current run and of stopped runs that may still be exiting.
         self._threads: list[threading.Thread] = []
@@ -237,13 +222,17 @@ class StatusBroadcaster:
     # --- threads ------------------------------------------------------------------------
 
     def _start_locked(self) -> None:
-        run = _Run()
-        source = self.listen or _default_source()
-        listeners = {"postgres": self._listen_postgres, "channels": self._listen_channels, "poll": self._poll}
+        run = Run()
+        source = self.listen or listeners.default_source()
+        sources: dict[str, Callable[[Run], None]] = {
+            "postgres": listeners.listen_postgres,
+            "channels": listeners.listen_channels,
+            "poll": lambda run: listeners.poll(run, lambda fn: self._counted(run, fn), self.poll_interval),
+        }
         run.threads = [threading.Thread(target=self._compose_loop, args=(run,), name="status-composer", daemon=True)]
         if source != "manual":
             run.threads.append(
-                threading.Thread(target=listeners[source], args=(run,), name=f"status-listener-{source}", daemon=True)
+                threading.Thread(target=sources[source], args=(run,), name=f"status-listener-{source}", daemon=True)
             )
         self._threads = [t for t in self._threads if t.is_alive()] + run.threads
         self._run = run
@@ -251,7 +240,7 @@ class StatusBroadcaster:
         for thread in run.threads:
             thread.start()
 
-    def _compose_loop(self, run: _Run) -> None:
+    def _compose_loop(self, run: Run) -> None:
         try:
             self._publish(run)
             next_refresh = time.monotonic() + self.refresh
@@ -290,7 +279,7 @@ class StatusBroadcaster:
                 stats.published,
             )
 
-    def _counted(self, run: _Run, fn: Callable[[], Any]) -> Any:
+    def _counted(self, run: Run, fn: Callable[[], Any]) -> Any:
         def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
             run.stats.queries += 1
             return execute(sql, params, many, context)
@@ -305,7 +294,7 @@ class StatusBroadcaster:
             connection.close()
             return None
 
-    def _publish(self, run: _Run) -> None:
+    def _publish(self, run: Run) -> None:
         if self._compose is None:
             self._compose = default_compose()
         compose = self._compose
@@ -333,7 +322,7 @@ class StatusBroadcaster:
         for sub in subscribers:
             sub.notify()
 
-    def _revoke_ended_sessions(self, run: _Run) -> None:
+    def _revoke_ended_sessions(self, run: Run) -> None:
         """One query for all subscribers: end the streams whose session was deleted or expired."""
         from django.contrib.sessions.models import Session
         from django.utils import timezone
@@ -358,81 +347,6 @@ class StatusBroadcaster:
                 sub.revoked = True
                 sub.notify()
 
-    def _listen_postgres(self, run: _Run) -> None:
-        import psycopg
-
-        while not run.stop.is_set():
-            try:
-                with listen_connection(STATUS_CHANNEL, JOB_CHANNEL) as conn:
-                    # Whatever changed while (re)connecting was not heard.
-                    run.poke.set()
-                    while not run.stop.is_set():
-                        # Short slices keep the thread responsive to stop.
-                        if not select.select([conn.fileno()], [], [], 0.25)[0]:
-                            continue
-                        heard = sum(1 for _ in conn.notifies(timeout=0, stop_after=512))
-                        if heard:
-                            run.stats.signals += heard
-                            run.poke.set()
-            except psycopg.Error:
-                logger.warning("status listener lost its connection; reconnecting", exc_info=True)
-                run.stop.wait(1.0)
-
-    def _listen_channels(self, run: _Run) -> None:
-        asyncio.run(self._listen_channels_async(run))
-
-    async def _listen_channels_async(self, run: _Run) -> None:
-        from channels.layers import get_channel_layer
-
-        layer = get_channel_layer()
-        channel = await layer.new_channel()
-        await layer.group_add(STATUS_GROUP, channel)
-        try:
-            while not run.stop.is_set():
-                try:
-                    await asyncio.wait_for(layer.receive(channel), 0.25)
-                except TimeoutError:
-                    continue
-                run.stats.signals += 1
-                run.poke.set()
-        finally:
-            await layer.group_discard(STATUS_GROUP, channel)
-
-    def _poll(self, run: _Run) -> None:
-        """No LISTEN and no channel layer: one small query a second; a moved worker row is a signal."""
-        from django.db.models import Count, Max
-
-        from jobs.models import Job, WorkerStatus
-
-        seen: Any = None
-        try:
-            while not run.stop.wait(self.poll_interval):
-                mark = self._counted(
-                    run,
-                    lambda: (
-                        WorkerStatus.objects.aggregate(n=Count("id"), at=Max("heartbeat_at"), gone=Max("stopped_at")),
-                        Job.objects.aggregate(at=Max("updated_at")),
-                    ),
-                )
-                # The first mark counts as a change too: whatever moved
-                # between the run's first compose and this poll is not lost.
-                if mark is not None and mark != seen:
-                    run.stats.signals += 1
-                    run.poke.set()
-                    seen = mark
-        finally:
-            connection.close()
-
-
-def _default_source() -> str:
-    # Behind PgBouncer without DATABASE_DIRECT_URL there is no LISTEN session:
-    # the channel layer if there is one, else the one-second poll.
-    if can_listen():
-        return "postgres"
-    if settings.REDIS_URL:
-        return "channels"
-    return "poll"
-
 
 _broadcaster: StatusBroadcaster | None = None
 _broadcaster_lock = threading.Lock()
@@ -445,78 +359,3 @@ def get_broadcaster() -> StatusBroadcaster:
         if _broadcaster is None:
             _broadcaster = StatusBroadcaster()
         return _broadcaster
-
-
-# --- the view ---------------------------------------------------------------------------
-
-
-def sse_event(snapshot: Snapshot) -> str:
-    return f"id: {snapshot.version}\nevent: status\ndata: {snapshot.data}\n\n"
-
-
-KEEP_ALIVE = ": keep-alive\n\n"
-
-
-async def sse_events(sub: Subscription, keepalive: float) -> AsyncIterator[str]:
-    """The stream body: the current status, then every new one, with keep-alives when idle.
-
-    Runs until the client goes away (Django cancels the response task and
-    closes this generator; `finally` unsubscribes) or the session is revoked.
-    """
-    try:
-        yield f"retry: {RECONNECT_MS}\n\n"
-        seen = 0
-        while not sub.revoked:
-            snapshot = await sub.next(seen, keepalive)
-            if sub.revoked:
-                break
-            if snapshot is None:
-                yield KEEP_ALIVE
-            else:
-                seen = snapshot.version
-                yield sse_event(snapshot)
-    finally:
-        sub.close()
-
-
-async def status_stream(request: HttpRequest, broadcaster: StatusBroadcaster | None = None) -> HttpResponse:
-    """`GET /api/v1/admin/crawler/stream/`: the composed crawler status as Server-Sent Events (staff only)."""
-    try:
-        user = await _authenticate(request)
-    except credentials.InvalidCredentials as exc:
-        return _no_store(JsonResponse({"detail": str(exc)}, status=401))
-    except LockedOut as exc:
-        response = JsonResponse({"detail": str(exc)}, status=429)
-        response["Retry-After"] = str(exc.retry_after_secs)
-        return _no_store(response)
-    if not user.is_authenticated:
-        return _no_store(JsonResponse({"detail": "Authentication credentials were not provided."}, status=401))
-    if not await sync_to_async(can_watch)(user):
-        return _no_store(JsonResponse({"detail": "Staff only."}, status=403))
-    if request.method != "GET":
-        return _no_store(JsonResponse({"detail": f'Method "{request.method}" not allowed.'}, status=405))
-    # The login lookups above ran in this request's worker thread, whose
-    # connection would otherwise stay open for the life of the stream: one
-    # idle database connection per dashboard tab.
-    await sync_to_async(connections.close_all)()
-    sub = (broadcaster or get_broadcaster()).subscribe(session_key=request.session.session_key)
-    response = StreamingHttpResponse(
-        sse_events(sub, settings.CRAWLER_STREAM_KEEPALIVE_SECS), content_type="text/event-stream"
-    )
-    # Proxies must neither cache nor buffer a live stream.
-    response["X-Accel-Buffering"] = "no"
-    return _no_store(response)
-
-
-async def _authenticate(request: HttpRequest) -> Any:
-    """The header credentials' user for scripts (as on every admin endpoint), else the session user."""
-    if request.META.get("HTTP_AUTHORIZATION"):
-        found = await sync_to_async(credentials.header_user)(request)
-        if found is not None:
-            return found
-    return await request.auser()
-
-
-def _no_store(response: HttpResponse) -> HttpResponse:
-    response["Cache-Control"] = "no-store"
-    return response

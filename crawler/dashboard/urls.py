@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from crawler.status import sources
-from crawler.status.views import dashboard
+from crawler.dashboard import sources
+from crawler.dashboard.views import dashboard
 
 urlpatterns = [
     path("", dashboard, name="crawler-dashboard"),

@@ -24,13 +24,13 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from catalog.models import Source
-from crawler import control
-from crawler.control import sites
+from crawler.control import actions, sites
+from crawler.control.errors import ControlError
 from crawler.control.operators import can_operate
 from crawler.control.source_states import source_states
+from crawler.dashboard.source_forms import SettingsForm, SiteDetailsForm, SiteUrlForm
 from crawler.errors import CrawlerError
 from crawler.sources.discover import SiteUnreadable, probe_site
-from crawler.status.source_forms import SettingsForm, SiteDetailsForm, SiteUrlForm
 
 View = Callable[..., HttpResponse]
 
@@ -123,8 +123,8 @@ def _confirm(request: HttpRequest) -> HttpResponse:
 def source_crawl_now(request: HttpRequest, source_id: str) -> HttpResponse:
     source = get_object_or_404(Source, id=source_id)
     try:
-        result = control.request_metadata_pass(actor=request.user, source_id=source.id)[0]
-    except control.ControlError as exc:
+        result = actions.request_metadata_pass(actor=request.user, source_id=source.id)[0]
+    except ControlError as exc:
         messages.error(request, str(exc))
     else:
         if result.skipped:
