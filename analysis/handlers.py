@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from analysis import service
-from analysis.backends import get_backend
 from analysis.backends.base import AnalysisError
+from analysis.backends.configured import get_backend
 from analysis.payloads import AnalyzePage
 from catalog.models import Page
 from catalog.storage import local_copy

@@ -23,7 +23,3 @@ _UNSAFE = re.compile(f"[{_NOT_XML_CHAR}{BIDI_CONTROLS}]")
 def clean_text(value: str) -> str:
     """`value` without characters XML 1.0 cannot carry and without bidi controls."""
     return _UNSAFE.sub("", value)
-
-
-def is_clean(value: str) -> bool:
-    return _UNSAFE.search(value) is None

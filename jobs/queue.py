@@ -32,11 +32,11 @@ from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Field, Q
+from django.db.models import F, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
@@ -100,14 +100,6 @@ def _due_by() -> Now | datetime:
     as not due yet, so there it is this process's clock.
     """
     return Now() if connection.vendor == "postgresql" else timezone.now()
-
-
-def _field(name: str) -> Field[Any, Any]:
-    return cast("Field[Any, Any]", Job._meta.get_field(name))
-
-
-def _db_value(field_name: str, value: Any) -> Any:
-    return _field(field_name).get_db_prep_save(value, connection)
 
 
 # --- enqueue ---------------------------------------------------------------------

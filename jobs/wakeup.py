@@ -120,9 +120,3 @@ class JobListener:
                 if self.kinds is None or note.payload in self.kinds:
                     return True
         return False
-
-
-def wait_for_work(kinds: list[str] | None, timeout: float) -> bool:
-    """One-shot LISTEN for a job of `kinds`; see `JobListener` for the long-lived form."""
-    with JobListener(kinds) as listener:
-        return listener.wait(timeout)

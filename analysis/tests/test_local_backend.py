@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from analysis.backends import get_backend
+from analysis.backends.configured import get_backend
 from analysis.backends.local import Detection, group_lines, join_words, model_files, summarise
 from analysis.tests.helpers import text_page
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from analysis.backends import get_backend
 from analysis.backends.base import AnalysisError
+from analysis.backends.configured import get_backend
 from analysis.backends.openai import MAX_SIDE, OpenAIVisionBackend, VisionUnavailable, parse_answer
 from analysis.tests.helpers import text_page
 from testsupport.vision_standin import VisionStandIn, answer_json

@@ -61,7 +61,7 @@ def probe_site(url: str) -> SiteProbe:
     http = SourceHttp(PROBE_ID, HostGuard(PROBE_ID, base), SourceCookies())
     try:
         try:
-            home = http.get_page(base + "/")
+            home = http.request_page(base + "/")
         except CrawlerError as exc:
             raise SiteUnreadable(str(exc).replace(f"source {PROBE_ID!r}: ", "")) from exc
         detection = detect_theme(home.html)

@@ -158,9 +158,6 @@ class SourceHttp:
         self.gate = gate or Unlimited(source_id)
         self.client = shared_client(source_id, {"User-Agent": USER_AGENT, **(headers or {})})
 
-    def get_page(self, url: str) -> FetchedPage:
-        return self.request_page(url)
-
     def request_page(
         self,
         url: str,

@@ -22,7 +22,7 @@ from selectolax.parser import HTMLParser, Node
 from catalog.chapter_names import own_title
 from crawler.errors import CrawlerError
 from crawler.sources import selectors
-from crawler.sources.base import MangaDetail, MangaMetadata, SourceChapter, SourceMangaRef
+from crawler.sources.base import MangaMetadata, SourceChapter, SourceMangaRef
 from crawler.sources.config import DEFAULT_NUMBER_PATTERN, HtmlSourceConfig
 from crawler.sources.dates import parse_date
 
@@ -257,14 +257,6 @@ def parse_manga_metadata(html: str, base_url: str, config: HtmlSourceConfig) -> 
         tags=_values(tree, config, "tags"),
     )
     return metadata, cover_url or ""
-
-
-def parse_manga_detail(
-    html: str, base_url: str, config: HtmlSourceConfig, *, notes: ParseNotes | None = None
-) -> MangaDetail:
-    metadata, cover_url = parse_manga_metadata(html, base_url, config)
-    chapters = parse_chapter_items(html, base_url, config, notes=notes).chapters
-    return MangaDetail(metadata=metadata, cover_url=cover_url, chapters=chapters)
 
 
 def parse_page_images(html: str, base_url: str, config: HtmlSourceConfig) -> list[str]:

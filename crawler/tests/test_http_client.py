@@ -52,14 +52,14 @@ def _adapter_http(base_url: str) -> SourceHttp:
 def test_adapters_of_a_source_share_one_client_and_its_connection(site):
     first, second = _adapter_http(site), _adapter_http(site)
     assert first.client is second.client
-    first.get_page(f"{site}/echo")
+    first.request_page(f"{site}/echo")
     first.close()  # a job ends: the connection stays open for the next one
-    second.get_page(f"{site}/echo")
+    second.request_page(f"{site}/echo")
     assert len(_CookieSite.connections) == 1
 
 
 def test_a_cookie_one_adapter_was_given_never_goes_out_with_anothers_request(site):
     logged_in, other = _adapter_http(site), _adapter_http(site)
-    logged_in.get_page(f"{site}/login")
-    assert other.get_page(f"{site}/echo").html == "-"
-    assert logged_in.get_page(f"{site}/echo").html == "session=secret-of-one-job"
+    logged_in.request_page(f"{site}/login")
+    assert other.request_page(f"{site}/echo").html == "-"
+    assert logged_in.request_page(f"{site}/echo").html == "session=secret-of-one-job"

@@ -82,14 +82,6 @@ def test_skipped_enqueue_does_not_notify():
 
 @on_postgres
 @pytest.mark.django_db(transaction=True)
-def test_wait_for_work_returns_when_a_matching_job_arrives():
-    with Producer(lambda: AnalyzePage(page_id=uuid.uuid4())) as producer:
-        producer.go.set()
-        assert wakeup.wait_for_work(["analyze_page"], timeout=30) is True
-
-
-@on_postgres
-@pytest.mark.django_db(transaction=True)
 def test_stop_event_ends_a_listener_wait():
     stop = threading.Event()
     with wakeup.JobListener(["analyze_page"], stop=stop) as listener:

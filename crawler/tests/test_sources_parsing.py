@@ -15,8 +15,9 @@ from crawler.sources.hosts import HostGuard
 from crawler.sources.parsing import (
     key_from_url,
     normalise_status,
-    parse_manga_detail,
+    parse_chapter_items,
     parse_manga_list_anchors,
+    parse_manga_metadata,
     parse_page_images,
 )
 
@@ -110,16 +111,16 @@ DETAIL_HTML = """
 """
 
 
-def test_parse_manga_detail_reads_metadata_and_sorts_chapters_by_number():
+def test_detail_parsing_reads_metadata_and_sorts_chapters_by_number():
     config = HtmlSourceConfig.from_settings(demo_settings(), source_id="t")
-    detail = parse_manga_detail(DETAIL_HTML, "https://m.test/manga/tide", config)
-    meta = detail.metadata
+    meta, cover_url = parse_manga_metadata(DETAIL_HTML, "https://m.test/manga/tide", config)
+    chapters = parse_chapter_items(DETAIL_HTML, "https://m.test/manga/tide", config).chapters
     assert (meta.title, meta.alt_titles, meta.description) == ("The Tide", ("Shio",), "Waves.")
     assert (meta.authors, meta.status, meta.tags) == (("A. Author",), "completed", ("drama", "sea"))
-    assert detail.cover_url == "https://m.test/covers/tide.jpg"
-    assert [(c.key, c.number) for c in detail.chapters] == [("c2", Decimal("2")), ("c3", Decimal("10.5"))]
-    assert detail.chapters[1].published_at.isoformat() == "2024-05-01T10:00:00+00:00"
-    assert detail.chapters[1].url == "https://m.test/manga/tide/chapter/c3"
+    assert cover_url == "https://m.test/covers/tide.jpg"
+    assert [(c.key, c.number) for c in chapters] == [("c2", Decimal("2")), ("c3", Decimal("10.5"))]
+    assert chapters[1].published_at.isoformat() == "2024-05-01T10:00:00+00:00"
+    assert chapters[1].url == "https://m.test/manga/tide/chapter/c3"
 
 
 def test_parse_page_images_resolves_relative_urls_in_reading_order():
