@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -57,26 +56,6 @@ def diff_chapters(existing: dict[str, bool], source_keys: Sequence[str]) -> Chap
     )
 
 
-def legacy_key_renames(stored: Iterable[str], listed: Sequence[str]) -> dict[str, str]:
-    """Stored chapter keys of the old default (the URL's last segment) -> the whole-path key listed now.
-
-    The `html` adapter used to key chapters by the last path segment, so
-    "chapter-1" of every manga collided; it now keys them by the whole path
-    ("manga/slug/chapter-1"). A stored "chapter-1" of this manga is the same
-    chapter as a listed ".../chapter-1" when that listed key is not stored
-    yet and no other listed key ends in the same segment (ambiguous: left alone).
-    """
-    have = set(stored)
-    by_segment: dict[str, list[str]] = {}
-    for key in listed:
-        if "/" in key and key not in have:
-            by_segment.setdefault(key.rsplit("/", 1)[1], []).append(key)
-    listed_set = set(listed)
-    return {
-        old: keys[0] for old, keys in by_segment.items() if old in have and old not in listed_set and len(keys) == 1
-    }
-
-
 def chapter_order(number: Decimal, key: str) -> tuple[Decimal, str]:
     """Download order: ascending chapter number, the key breaking ties deterministically."""
     return (number, key)
@@ -95,7 +74,6 @@ def sync_chapters(manga: Manga, source_row: Source, source_chapters: Sequence[So
     """
     listed = _dedupe(source_chapters)
     stored = {c.source_chapter_key: c for c in Chapter.objects.filter(manga=manga, source=source_row)}
-    stored = _adopt_legacy_keys(stored, list(listed))
     diff = diff_chapters({k: c.dropped_at is not None for k, c in stored.items()}, list(listed))
     inserted = _insert(manga, source_row, [listed[k] for k in diff.new])
     now = timezone.now()
@@ -121,26 +99,6 @@ def sync_chapters(manga: Manga, source_row: Source, source_chapters: Sequence[So
             len(diff.revived),
         )
     return ChapterSyncResult(new=len(inserted), dropped=len(diff.dropped), revived=len(diff.revived))
-
-
-def _adopt_legacy_keys(stored: dict[str, Chapter], listed: list[str]) -> dict[str, Chapter]:
-    """Rename stored old-default keys to the keys listed now, so those chapters are not re-downloaded."""
-    renames = legacy_key_renames(stored, listed)
-    for old, new in renames.items():
-        row = stored.pop(old)
-        try:
-            with transaction.atomic():
-                Chapter.objects.filter(id=row.id).update(source_chapter_key=new, updated_at=timezone.now())
-        except IntegrityError:
-            stored[old] = row  # the new key belongs to another manga's row; keep ours as it was
-            continue
-        row.source_chapter_key = new
-        stored[new] = row
-    if renames:
-        logger.info(
-            "chapter sync manga=%s: adopted %d stored chapter key(s) to whole-path keys", row.manga_id, len(renames)
-        )
-    return stored
 
 
 def enqueue_chapter_content(chapters: Iterable[Chapter]) -> int:

@@ -1,4 +1,6 @@
-"""Migration 0002 demotes duplicate in-flight jobs before adding the dedup constraint."""
+"""Data migrations: crawler 0002 demotes duplicate in-flight jobs before adding the dedup constraint; catalog 0008
+renames chapters stored under the old default key once; crawler 0009 gives old sync_manga payloads their url and
+title."""
 
 import uuid
 from datetime import timedelta
@@ -63,3 +65,59 @@ def test_inflight_dedup_migration_demotes_all_but_the_oldest_duplicate(migrator)
     # And a demoted row is recoverable once the survivor has finished.
     Job.objects.filter(id=oldest).update(state="done")
     assert requeue.requeue_dead("job", pending_dup) == 1
+
+
+KEYS_BEFORE = [("catalog", "0007_keyset_paging_indexes")]
+KEYS_AFTER = [("catalog", "0008_chapter_keys_are_whole_paths")]
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.django_db(transaction=True)
+def test_chapters_stored_under_the_last_segment_key_take_the_whole_path_key_once(migrator):
+    apps = migrator(KEYS_BEFORE)
+    Source = apps.get_model("catalog", "Source")
+    Manga = apps.get_model("catalog", "Manga")
+    Chapter = apps.get_model("catalog", "Chapter")
+    plain = Source.objects.create(id="legacy", name="Legacy", kind="html", base_url="https://m.test")
+    keyed = Source.objects.create(
+        id="keyed", name="Keyed", kind="html", base_url="https://k.test", settings={"chapter_key_pattern": "/(c-\\d+)$"}
+    )
+    first, second = Manga.objects.create(title="A"), Manga.objects.create(title="B")
+
+    def chapter(source, manga, key, url, number, state="new"):
+        return Chapter.objects.create(
+            manga=manga, source=source, source_chapter_key=key, url=url, number=number, sync_state=state
+        ).id
+
+    old = chapter(plain, first, "chapter-1", "https://m.test/manga/a/chapter-1", 1, "done")
+    current = chapter(plain, first, "manga/a/chapter-2", "https://m.test/manga/a/chapter-2", 2)
+    other_segment = chapter(plain, first, "c9", "https://m.test/manga/a/chapter-9", 9)
+    no_url = chapter(plain, first, "chapter-5", "", 5)
+    taken = chapter(plain, second, "manga/b/chapter-3", "", 3)
+    colliding = chapter(plain, first, "chapter-3", "https://m.test/manga/b/chapter-3", 3)
+    patterned = chapter(keyed, first, "chapter-1", "https://k.test/manga/a/chapter-1", 1)
+
+    apps = migrator(KEYS_AFTER)
+
+    Chapter = apps.get_model("catalog", "Chapter")
+    keys = dict(Chapter.objects.values_list("id", "source_chapter_key"))
+    assert keys[old] == "manga/a/chapter-1"
+    assert Chapter.objects.get(id=old).sync_state == "done"  # the same row: its download is kept
+    assert keys[current] == "manga/a/chapter-2"
+    assert keys[other_segment] == "c9"  # not the last segment of its own URL
+    assert keys[no_url] == "chapter-5"
+    assert (keys[taken], keys[colliding]) == ("manga/b/chapter-3", "chapter-3")  # the new key is another row's
+    assert keys[patterned] == "chapter-1"  # the source names its own keys
+
+    # With today's schema, a sync listing the whole-path keys finds the renamed chapter: nothing downloads twice.
+    migrator(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    from catalog.models import Chapter as LiveChapter
+    from catalog.models import Manga as LiveManga
+    from catalog.models import Source as LiveSource
+    from crawler.passes.chapters import sync_chapters
+    from crawler.sources.base import SourceChapter
+
+    listed = [SourceChapter(key="manga/a/chapter-1", number=1), SourceChapter(key="manga/a/chapter-4", number=4)]
+    result = sync_chapters(LiveManga.objects.get(id=first.id), LiveSource.objects.get(id="legacy"), listed)
+    assert result.new == 1
+    assert LiveChapter.objects.get(id=old).sync_state == "done"

@@ -139,24 +139,3 @@ def test_enqueue_chapter_content_twice_does_not_duplicate_in_flight_jobs(source_
     sync_chapters(manga, source_row, chapters("1"))
     assert enqueue_chapter_content(Chapter.objects.all()) == 0
     assert Job.objects.filter(kind="sync_chapter_content").count() == 1
-
-
-def test_stored_last_segment_chapter_keys_are_adopted_by_whole_path_keys(db):
-    # Chapters stored under the old default key ("chapter-1") stay the same rows, downloads kept.
-    from catalog.models import Chapter, Manga, Source
-    from crawler.passes.chapters import sync_chapters
-    from crawler.sources.base import SourceChapter
-
-    row = Source.objects.create(id="legacy", name="Legacy", base_url="https://m.test")
-    first, second = Manga.objects.create(title="A"), Manga.objects.create(title="B")
-    old = Chapter.objects.create(
-        manga=first, source=row, source_chapter_key="chapter-1", number=1, sync_state=Chapter.SyncState.DONE
-    )
-    listed = [SourceChapter(key="manga/a/chapter-1", number=1), SourceChapter(key="manga/a/chapter-2", number=2)]
-    result = sync_chapters(first, row, listed)
-    assert result.new == 1
-    old.refresh_from_db()
-    assert (old.source_chapter_key, old.sync_state) == ("manga/a/chapter-1", Chapter.SyncState.DONE)
-    # The other manga's chapter-1 no longer collides with the first one's.
-    assert sync_chapters(second, row, [SourceChapter(key="manga/b/chapter-1", number=1)]).new == 1
-    assert Chapter.objects.filter(source=row).count() == 3

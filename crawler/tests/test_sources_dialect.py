@@ -10,7 +10,6 @@ import pytest
 from selectolax.parser import HTMLParser
 
 from crawler.errors import SourceConfigError
-from crawler.passes.chapters import legacy_key_renames
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.dates import parse_date
 from crawler.sources.parsing import (
@@ -203,21 +202,6 @@ def test_new_settings_keys_are_validated_with_the_key_named(given, message):
     with pytest.raises(SourceConfigError) as caught:
         HtmlSourceConfig.from_settings(given, source_id="t")
     assert message in str(caught.value)
-
-
-@pytest.mark.parametrize(
-    ("stored", "listed", "renames"),
-    [
-        (["chapter-1", "chapter-2"], ["manga/a/chapter-1", "manga/a/chapter-2"],
-         {"chapter-1": "manga/a/chapter-1", "chapter-2": "manga/a/chapter-2"}),
-        (["manga/a/chapter-1"], ["manga/a/chapter-1"], {}),  # already new-style
-        (["chapter-1"], ["chapter-1", "manga/a/chapter-1"], {}),  # the old key is still listed as such
-        (["chapter-1"], ["manga/a/v1/chapter-1", "manga/a/v2/chapter-1"], {}),  # ambiguous: left alone
-        (["c9"], ["manga/a/chapter-1"], {}),
-    ],
-)  # fmt: skip
-def test_legacy_last_segment_keys_map_to_whole_path_keys(stored, listed, renames):
-    assert legacy_key_renames(stored, listed) == renames
 
 
 def test_the_readme_example_of_a_preset_less_site_is_valid():
