@@ -13,7 +13,7 @@ test-sqlite:
 
 # Three worker processes against a rate-limiting site; prints the measured figures (bench/README.md).
 test-politeness:
-	DATABASE_URL=$(PG_URL) python -m pytest -s crawler/tests/test_politeness_processes.py
+	DATABASE_URL=$(PG_URL) python -m pytest -s crawler/tests/workers/test_politeness_processes.py
 
 lint:
 	ruff check .

@@ -9,7 +9,7 @@ keeps it:
   candidates, update, read back) plus a commit, and the only form that can
   keep the planner on the ordered index walk under stale statistics
   (`_ORDERED_WALK` below: 16 ms per lease at 10,000 pending without it,
-  under 1 ms with it; `crawler/tests/test_queue_lease_plan.py`);
+  under 1 ms with it; `jobs/tests/test_queue_lease_plan.py`);
 - the done acks of a step (`ack_done_many`): one statement for the batch
   instead of one guarded update per job; and when the step also has free
   slots to fill, those acks and the claim in one statement and one commit

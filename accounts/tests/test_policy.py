@@ -7,7 +7,7 @@ from django.test import Client
 
 from accounts import credentials
 from catalog.models import Source
-from crawler.tests import api_factories as f
+from testsupport import api_factories as f
 
 ADDRESS_LIMIT = 3
 

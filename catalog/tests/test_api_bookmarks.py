@@ -8,8 +8,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from catalog.models import Bookmark
-from crawler.tests import api_factories as f
 from jobs.models import Job
+from testsupport import api_factories as f
 
 URL = "/api/v1/bookmarks/"
 

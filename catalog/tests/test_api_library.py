@@ -18,7 +18,7 @@ from catalog.api.serializers import ChapterSummarySerializer
 from catalog.api.views import manga_list
 from catalog.models import Chapter, Manga
 from catalog.streaming import CHUNK_BYTES
-from crawler.tests import api_factories as f
+from testsupport import api_factories as f
 
 
 def results(response) -> list[dict]:

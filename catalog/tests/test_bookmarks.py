@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from catalog.bookmarks import chapters_to_fetch, create_bookmark
 from catalog.models import Bookmark, Chapter
-from crawler.tests import api_factories as f
 from jobs import queue
 from jobs.models import Job
+from testsupport import api_factories as f
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from catalog.s3 import PART_BYTES
 from catalog.storage import delete_stored, open_stored, store_image_stream
 from catalog.tests.images import ChunkStream, image_bytes, store_from
 from crawler.errors import ImageRejected, SourceUnavailable
-from crawler.tests import api_factories as f
+from testsupport import api_factories as f
 from testsupport.s3 import CuttingProxy
 
 pytestmark = pytest.mark.sqlite_ok

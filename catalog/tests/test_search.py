@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 
 from catalog.api.views import manga_list
-from crawler.tests import api_factories as f
+from testsupport import api_factories as f
 
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_trgm is a PostgreSQL extension")
 

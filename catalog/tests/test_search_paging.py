@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from catalog.api.views import manga_list
 from catalog.search import cut_threshold
-from crawler.tests import api_factories as f
+from testsupport import api_factories as f
 
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="the cut reads migration 0004's indexes")
 

@@ -31,9 +31,9 @@ from django.db.models import Count
 
 from catalog.models import Chapter, Manga, Page, Source
 from conftest import REPO_ROOT
-from crawler.tests.worker_processes import WorkerProcesses, wait_until
 from jobs.models import Job, JobState, WorkerStatus
 from testsupport.live_server import LiveServer, start_daphne
+from testsupport.worker_processes import WorkerProcesses, wait_until
 
 pytestmark = [
     pytest.mark.process,

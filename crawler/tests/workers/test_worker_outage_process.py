@@ -28,10 +28,10 @@ from django.db.models import Count
 from catalog.models import Chapter, Page, Source
 from crawler.payloads import MetadataPass
 from crawler.status.compose import compose_status
-from crawler.tests.worker_processes import wait_until, worker_pool
 from jobs import queue
 from jobs.models import Job, JobState, WorkerStatus
 from testsupport.pgbouncer import start_pgbouncer
+from testsupport.worker_processes import wait_until, worker_pool
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 

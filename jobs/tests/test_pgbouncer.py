@@ -12,8 +12,9 @@ import pytest
 from django.db import connection
 
 from crawler.dashboard import listeners
-from crawler.tests.worker_processes import race_children
+from testsupport.worker_processes import race_children
 from jobs.models import Job, JobState
+from testsupport.worker_processes import race_children
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

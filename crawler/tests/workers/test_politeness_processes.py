@@ -17,9 +17,9 @@ from django.db.models import Sum
 from catalog.models import Chapter, Source
 from crawler.demo_site.throttle import ServerThrottle
 from crawler.payloads import MetadataPass, SyncChapterContent
-from crawler.tests.worker_processes import wait_until, worker_pool
 from jobs import queue
 from jobs.models import Job, JobState
+from testsupport.worker_processes import wait_until, worker_pool
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 

@@ -140,7 +140,7 @@ def test_switching_refuses_an_unknown_source_or_policy_and_changes_nothing(shelf
 
 @pytest.fixture
 def workers(child_env, manage_cmd, tmp_path):
-    from crawler.tests.worker_processes import worker_pool
+    from testsupport.worker_processes import worker_pool
 
     yield from worker_pool(child_env, manage_cmd, tmp_path)
 

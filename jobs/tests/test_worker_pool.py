@@ -7,9 +7,9 @@ import threading
 import pytest
 from django.db import connection
 
-from crawler.tests.worker_processes import wait_until
 from jobs.worker.cadence import control_due
 from jobs.worker.pool import JobPool, connection_should_close
+from testsupport.worker_processes import wait_until
 
 
 @pytest.mark.sqlite_ok

@@ -18,8 +18,8 @@ from catalog.models import Chapter
 from crawler.models import AuditEvent, SourceThrottle
 from crawler.payloads import MetadataPass
 from crawler.sources import limiter
-from crawler.tests import api_factories as f
 from jobs.models import Job, JobState
+from testsupport import api_factories as f
 
 ORIGIN = {"HTTP_ORIGIN": "http://testserver"}
 

@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 from catalog.models import Manga
 from crawler.control import backlog
 from crawler.payloads import MetadataPass, SyncChapterContent, SyncChapterList, SyncManga
-from crawler.tests import api_factories as f
 from jobs.models import Job
+from testsupport import api_factories as f
 
 BASE = "/api/v1/admin/crawler/"
 

@@ -12,7 +12,7 @@ from crawler.models import SourceThrottle
 from crawler.sources.limiter import SourceLimiter
 from crawler.sources.politeness import Politeness
 from crawler.status.compose import compose_status
-from crawler.tests.test_dashboard import _open_live_dashboard, page  # noqa: F401 - the page fixture
+from crawler.tests.dashboard.test_dashboard import _open_live_dashboard, page  # noqa: F401 - the page fixture
 
 STATUS = "/api/v1/admin/crawler/"
 REASON = "http://site.test/mangas?page=1 answered 429 (Retry-After '120')"

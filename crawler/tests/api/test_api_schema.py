@@ -12,7 +12,7 @@ from rest_framework.authtoken.models import Token
 
 from analysis.payloads import AnalyzePage
 from catalog.models import Chapter
-from crawler.tests import api_factories as f
+from testsupport import api_factories as f
 
 
 @pytest.mark.sqlite_ok

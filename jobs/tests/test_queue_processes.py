@@ -12,9 +12,9 @@ import pytest
 from django.db import connection
 
 from analysis.payloads import AnalyzePage
-from crawler.tests.worker_processes import race_children
 from jobs import queue
 from jobs.models import Job, JobState
+from testsupport.worker_processes import race_children
 
 pytestmark = [
     pytest.mark.process,

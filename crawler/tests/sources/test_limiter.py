@@ -22,10 +22,10 @@ from crawler.sources.factory import get_source
 from crawler.sources.limiter import SourceLimiter
 from crawler.sources.politeness import Politeness, Verdict
 from crawler.sources.slots import busy_sources
-from crawler.tests.test_worker_loop import make_worker, wait_for_in_flight
 from jobs import queue
 from jobs.errors import JobCancelled
 from jobs.models import Job, JobState
+from jobs.tests.test_worker_loop import make_worker, wait_for_in_flight
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_ok]
 

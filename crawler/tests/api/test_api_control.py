@@ -13,8 +13,8 @@ from analysis.payloads import AnalyzePage
 from analysis.service import EnqueueForPageOutcome
 from crawler import state_store
 from crawler.models import AuditEvent
-from crawler.tests import api_factories as f
 from jobs.models import Job, JobState
+from testsupport import api_factories as f
 
 BASE = "/api/v1/admin/crawler/"
 

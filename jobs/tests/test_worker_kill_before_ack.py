@@ -22,9 +22,9 @@ from django.db import connection
 from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
-from crawler.tests.worker_processes import wait_until
 from jobs import queue
 from jobs.models import Job, JobState
+from testsupport.worker_processes import wait_until
 
 pytestmark = [
     pytest.mark.process,

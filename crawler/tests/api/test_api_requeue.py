@@ -9,8 +9,8 @@ from rest_framework.test import APIClient
 
 from crawler.models import AuditEvent
 from crawler.payloads import SyncChapterContent
-from crawler.tests import api_factories as f
 from jobs.models import Job, JobState
+from testsupport import api_factories as f
 
 URL = "/api/v1/admin/crawler/requeue/"
 

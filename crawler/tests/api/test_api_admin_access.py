@@ -18,8 +18,8 @@ from rest_framework.test import APIClient
 from crawler import state_store
 from crawler.api.security import is_origin_allowed
 from crawler.models import AuditEvent
-from crawler.tests import api_factories as f
 from jobs.models import Job
+from testsupport import api_factories as f
 
 BASE = "/api/v1/admin/crawler/"
 SAME_ORIGIN = f.SAME_ORIGIN

@@ -12,8 +12,8 @@ from catalog.models import Source
 from crawler import state_store
 from crawler.models import AuditEvent, SourceThrottle
 from crawler.payloads import MetadataPass
-from crawler.tests import api_factories as f
 from jobs.models import Job
+from testsupport import api_factories as f
 
 pytestmark = pytest.mark.django_db
 

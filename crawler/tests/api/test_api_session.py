@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from crawler import state_store
 from crawler.control.actions import is_valid_phpsessid
 from crawler.models import AuditEvent
-from crawler.tests import api_factories as f
+from testsupport import api_factories as f
 
 URL = "/api/v1/admin/crawler/session/"
 SECRET = "s3cr3t-SESSION,value-0042"

@@ -22,9 +22,9 @@ from django.db.models import Count
 
 from catalog.models import Chapter, Manga, Page, Source
 from crawler.payloads import MetadataPass
-from crawler.tests.worker_processes import wait_until, worker_pool
 from jobs import queue
 from jobs.models import Job, JobState
+from testsupport.worker_processes import wait_until, worker_pool
 
 pytestmark = [
     pytest.mark.process,

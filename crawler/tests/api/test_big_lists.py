@@ -8,8 +8,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from crawler.payloads import SyncChapterContent, SyncManga
-from crawler.tests import api_factories as f
 from jobs.models import Job
+from testsupport import api_factories as f
 
 BASE = "/api/v1/admin/crawler/"
 

@@ -22,8 +22,8 @@ from rest_framework.test import APIClient
 
 from analysis.models import PageAnalysis
 from crawler.models import AuditEvent, SourceThrottle
-from crawler.tests import api_factories as f
 from jobs.models import Job, JobState
+from testsupport import api_factories as f
 
 PERSONAS = ["anonymous", "user", "watcher", "operator", "superuser"]
 BASE = "/api/v1/admin/crawler/"

@@ -58,7 +58,7 @@ def test_a_full_disk_holds_the_job_instead_of_failing_it():
 
 @pytest.fixture
 def workers(child_env, manage_cmd, tmp_path):
-    from crawler.tests.worker_processes import worker_pool
+    from testsupport.worker_processes import worker_pool
 
     yield from worker_pool(child_env, manage_cmd, tmp_path)
 
@@ -72,8 +72,9 @@ def test_floor_above_free_space_pauses_downloads_with_nothing_failed_and_a_lower
     from crawler.passes.metadata_pass import run_metadata_pass
     from crawler.status.compose import compose_status
     from crawler.status.handle import StatusHandle
-    from crawler.tests.worker_processes import wait_until
+    from testsupport.worker_processes import wait_until
     from jobs.models import Job, WorkerStatus
+    from testsupport.worker_processes import wait_until
 
     settings.ANALYSIS_ENABLED = False
     site = demo_site_factory(mangas=1, chapters=(2, 2), pages=(3, 3))
