@@ -59,7 +59,7 @@ from jobs.worker.listener import WakeUpListener
 from jobs.worker.outage import FLAG as OUTAGE_FLAG
 from jobs.worker.outage import DatabaseOutage, DatabaseUnavailable
 from jobs.worker.pool import ConnectionKeeper, JobPool
-from jobs.worker.runner import InFlight, JobRunner
+from jobs.worker.runner import JobRunner
 from jobs.worker.settle import Settler
 
 __all__ = ["Periodic", "Worker", "WorkerConfig"]
@@ -114,9 +114,9 @@ class Worker:
         self._outages_renewed = 0
         self.booted = False
 
-    @property
-    def in_flight(self) -> dict[Any, InFlight]:
-        return self.runner.in_flight
+    def running_jobs(self) -> list[Lease]:
+        """The leases of the jobs this worker holds now, finished or not yet settled: a snapshot."""
+        return [job.lease for job in list(self.runner.in_flight.values())]
 
     # --- lifecycle ------------------------------------------------------------------------
 
