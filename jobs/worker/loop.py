@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.utils import timezone
@@ -152,7 +153,7 @@ class Worker:
         self.request_stop()
         self._given_up(self.collect_finished, "settling finished jobs")
         for job in self.runner.cancel_all():
-            if self._given_up(lambda job=job: self.outage.call("release", retry.release, job.lease), "a release"):
+            if self._given_up(partial(self.outage.call, "release", retry.release, job.lease), "a release"):
                 logger.info("shutdown: released job=%s kind=%s (attempt refunded)", job.lease.id, job.lease.kind)
         for thread in self.runner.stop(grace_secs):
             logger.warning("shutdown: %s did not stop within %.0f s; leaving it", thread.name, grace_secs)
