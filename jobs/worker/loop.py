@@ -38,11 +38,10 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -62,6 +61,7 @@ from jobs.worker.outage import DatabaseOutage, DatabaseUnavailable
 from jobs.worker.pool import ConnectionKeeper, JobPool
 from jobs.worker.runner import JobRunner
 from jobs.worker.settle import Settler
+from jobs.worker.signals import stop_on_signals
 
 __all__ = ["Periodic", "Worker", "WorkerConfig"]
 
@@ -371,26 +371,9 @@ class Worker:
                 return
             self.wake.wait(self.idle_wait_secs())
 
-    @contextmanager
-    def signals(self, install: bool = True) -> Iterator[None]:
-        """SIGTERM/SIGINT set the stop flag; a second one forces exit. Previous handlers are restored."""
-        if not install:
-            yield
-            return
-
-        def on_signal(signum: int, _frame: object) -> None:
-            if self.stop_event.is_set():
-                logger.warning("second signal %s: forcing exit", signal.Signals(signum).name)
-                os._exit(1)
-            logger.info("signal %s: stopping (in-flight jobs are released)", signal.Signals(signum).name)
-            self.request_stop()
-
-        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-        try:
-            yield
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+    def signals(self, install: bool = True) -> AbstractContextManager[None]:
+        """SIGTERM/SIGINT set the stop flag; a second one forces exit (`jobs.worker.signals`)."""
+        return stop_on_signals(self.stop_event, self.request_stop) if install else nullcontext()
 
     def publisher(self) -> AbstractContextManager[Any]:
         """The role's status publisher around the worker's life; its first write rides out an outage."""
