@@ -19,14 +19,14 @@ class SyncManga(Payload):
 
     `url` and `title` come from the list ref so the worker can rebuild it
     without re-walking and the dead-jobs UI can label a manga that has no row
-    yet; they default to "" so older rows still decode.
+    yet (rows enqueued before they existed got them in jobs migration 0006).
     """
 
     kind: ClassVar[str] = "sync_manga"
     source_id: str
     source_manga_key: str
-    url: str = ""
-    title: str = ""
+    url: str
+    title: str
 
     def dedup_key(self) -> str:
         return f"{self.kind}:{self.source_id}:{self.source_manga_key}"

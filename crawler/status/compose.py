@@ -1,6 +1,6 @@
 """The one-shot crawler status: worker rows + queue counts + durable flags, composed in one place.
 
-The admin API's status endpoint and the SSE stream both call `compose_status`,
+The admin API's status endpoint and the SSE stream (`crawler.dashboard`) both call `compose_status`,
 so the two can never disagree. The stream memoises `queue_counts()` (one
 GROUP BY) and passes it in, so many dashboard tabs do not multiply that query.
 """

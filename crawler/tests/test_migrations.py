@@ -121,3 +121,48 @@ def test_chapters_stored_under_the_last_segment_key_take_the_whole_path_key_once
     result = sync_chapters(LiveManga.objects.get(id=first.id), LiveSource.objects.get(id="legacy"), listed)
     assert result.new == 1
     assert LiveChapter.objects.get(id=old).sync_state == "done"
+
+
+PAYLOADS_BEFORE = [("jobs", "0005_job_source_column")]
+PAYLOADS_AFTER = [("jobs", "0006_sync_manga_payloads_carry_url_and_title")]
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.django_db(transaction=True)
+def test_sync_manga_payloads_without_url_and_title_take_them_from_the_stored_link(migrator):
+    apps = migrator(PAYLOADS_BEFORE)
+    Source = apps.get_model("catalog", "Source")
+    Manga = apps.get_model("catalog", "Manga")
+    MangaSource = apps.get_model("catalog", "MangaSource")
+    Job = apps.get_model("jobs", "Job")
+    source = Source.objects.create(id="shelf", name="Shelf", kind="html", base_url="https://s.test")
+    manga = Manga.objects.create(title="Stored Title")
+    MangaSource.objects.create(manga=manga, source=source, source_manga_key="m1", url="https://s.test/manga/m1")
+    now = timezone.now()
+
+    def job(key, state, **fields):
+        payload = {"kind": "sync_manga", "source_id": "shelf", "source_manga_key": key, **fields}
+        return Job.objects.create(
+            kind="sync_manga",
+            payload=payload,
+            state=state,
+            dedup_key=f"sync_manga:shelf:{key}" if state in ("pending", "running") else None,
+            source_id="shelf",
+            scheduled_at=now,
+            created_at=now,
+            updated_at=now,
+        ).id
+
+    pending, dead = job("m1", "pending"), job("m1", "dead")
+    unlinked = job("m2", "pending")
+    current = job("m3", "pending", url="https://s.test/manga/m3", title="Listed")
+    finished = job("m1", "done")
+
+    apps = migrator(PAYLOADS_AFTER)
+
+    payloads = dict(apps.get_model("jobs", "Job").objects.values_list("id", "payload"))
+    for upgraded in (pending, dead):
+        assert (payloads[upgraded]["url"], payloads[upgraded]["title"]) == ("https://s.test/manga/m1", "Stored Title")
+    assert (payloads[unlinked]["url"], payloads[unlinked]["title"]) == ("", "")
+    assert (payloads[current]["url"], payloads[current]["title"]) == ("https://s.test/manga/m3", "Listed")
+    assert "url" not in payloads[finished]  # never leased again: left as it was

@@ -46,19 +46,16 @@ def test_sync_manga_payload_round_trips_with_url_and_title():
     assert decode(data) == payload
 
 
-def test_sync_manga_payload_defaults_missing_url_and_title():
-    # A row that predates the url/title fields must still decode.
-    decoded = decode({"kind": "sync_manga", "source_id": "target", "source_manga_key": "foo"})
-    assert isinstance(decoded, SyncManga)
-    assert decoded.source_manga_key == "foo"
-    assert decoded.url == ""
-    assert decoded.title == ""
+def test_sync_manga_payload_without_url_is_refused_naming_the_field():
+    # Rows that predate the url/title fields got them in jobs migration 0006 (test_pipeline_download).
+    with pytest.raises(PayloadError, match="sync_manga payload is missing field 'url'"):
+        decode({"kind": "sync_manga", "source_id": "target", "source_manga_key": "foo"})
 
 
 @pytest.mark.parametrize(
     "payload",
     [
-        SyncManga(source_id="s", source_manga_key="k"),
+        SyncManga(source_id="s", source_manga_key="k", url="", title=""),
         SyncChapterList(source_id="s", manga_id=MANGA, source_manga_key="k"),
         SyncChapterContent(source_id="s", chapter_id=CHAPTER, source_chapter_key="c"),
         AnalyzePage(page_id=PAGE),
@@ -95,8 +92,8 @@ def test_dedup_key_is_per_kind_and_per_target():
     assert AnalyzePage(page_id=PAGE).dedup_key() != AnalyzePage(page_id=CHAPTER).dedup_key()
     assert MetadataPass(source_id="s").dedup_key() != Reconcile(source_id="s").dedup_key()
     assert (
-        SyncManga(source_id="s", source_manga_key="k", title="a").dedup_key()
-        == SyncManga(source_id="s", source_manga_key="k", title="b").dedup_key()
+        SyncManga(source_id="s", source_manga_key="k", url="", title="a").dedup_key()
+        == SyncManga(source_id="s", source_manga_key="k", url="", title="b").dedup_key()
     )
 
 
@@ -120,7 +117,10 @@ def test_row_refs_name_the_catalog_rows_a_payload_points_at():
         ({"kind": "analyze_page", "page_id": "not-a-uuid"}, "field 'page_id' is not a valid UUID"),
         ({"kind": "analyze_page", "page_id": 7}, "field 'page_id' must be a UUID string"),
         ({"kind": "analyze_page", "page_id": str(PAGE), "force": "yes"}, "field 'force' must be a boolean"),
-        ({"kind": "sync_manga", "source_id": 3, "source_manga_key": "k"}, "field 'source_id' must be a string"),
+        (
+            {"kind": "sync_manga", "source_id": 3, "source_manga_key": "k", "url": "", "title": ""},
+            "field 'source_id' must be a string",
+        ),
         ({"kind": "metadata_pass"}, "missing field 'source_id'"),
     ],
 )

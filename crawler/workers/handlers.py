@@ -79,17 +79,13 @@ def handle_sync_manga(payload: SyncManga, ctx: JobContext) -> None:
     row = _source_row(payload.source_id)
     if row is None:
         return
-    url = payload.url
-    if not url:
-        # Rows enqueued before url/title existed: fall back to what we stored.
-        link = MangaSource.objects.filter(source=row, source_manga_key=payload.source_manga_key).first()
-        url = link.url if link else ""
-    if not url:
+    if not payload.url:
+        # Only a row enqueued before payloads carried the url, with no stored link to take it from (jobs 0006).
         raise CrawlerError(
             f"sync_manga {row.id}:{payload.source_manga_key} has no url and no stored link to take it from; "
             "a reconcile pass enqueues it again with its url"
         )
-    ref = SourceMangaRef(key=payload.source_manga_key, url=url, title=payload.title)
+    ref = SourceMangaRef(key=payload.source_manga_key, url=payload.url, title=payload.title)
     with _open_source(row, ctx) as source:
         outcome = process_manga_ref(row, source, ref, status=ctx.status)
     logger.info(

@@ -95,8 +95,8 @@ def test_dedup_is_per_kind():
     assert queue.enqueue(MetadataPass(source_id="other")).inserted
     assert queue.enqueue(MetadataPass(source_id="demo")).skipped
     assert queue.enqueue(Reconcile(source_id="demo")).skipped
-    assert queue.enqueue(SyncManga(source_id="demo", source_manga_key="k", title="A")).inserted
-    assert queue.enqueue(SyncManga(source_id="demo", source_manga_key="k", title="B")).skipped
+    assert queue.enqueue(SyncManga(source_id="demo", source_manga_key="k", url="", title="A")).inserted
+    assert queue.enqueue(SyncManga(source_id="demo", source_manga_key="k", url="", title="B")).skipped
     assert Job.objects.count() == 4
 
 
@@ -197,7 +197,7 @@ def test_future_jobs_are_not_leased():
 def test_lease_filters_by_kind_and_none_means_any():
     chapter = queue.enqueue(_chapter_job(1))
     page = queue.enqueue(AnalyzePage(page_id=uuid.uuid4()))
-    manga = queue.enqueue(SyncManga(source_id="demo", source_manga_key="k"))
+    manga = queue.enqueue(SyncManga(source_id="demo", source_manga_key="k", url="", title=""))
 
     assert [lease.id for lease in queue.lease(["analyze_page"], 10, LEASE)] == [page.id]
     assert {lease.id for lease in queue.lease(["sync_manga", "sync_chapter_content"], 10, LEASE)} == {
@@ -219,8 +219,8 @@ def test_lease_any_kind_takes_every_kind():
 
 
 def test_lease_skips_excluded_sources_but_not_jobs_without_a_source():
-    walled = queue.enqueue(SyncManga(source_id="target", source_manga_key="k"))
-    other = queue.enqueue(SyncManga(source_id="demo", source_manga_key="k"))
+    walled = queue.enqueue(SyncManga(source_id="target", source_manga_key="k", url="", title=""))
+    other = queue.enqueue(SyncManga(source_id="demo", source_manga_key="k", url="", title=""))
     page = queue.enqueue(AnalyzePage(page_id=uuid.uuid4()))
 
     leased = {lease.id for lease in queue.lease(None, 10, LEASE, exclude_sources={"target"})}

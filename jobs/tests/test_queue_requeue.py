@@ -95,7 +95,7 @@ def test_requeue_manga_scope_covers_the_manga_its_chapters_and_pages(library):
 
 
 def test_requeue_all_without_confirm_raises_and_changes_nothing(library):
-    dead = _dead(SyncManga(source_id="demo", source_manga_key="gone"))
+    dead = _dead(SyncManga(source_id="demo", source_manga_key="gone", url="", title=""))
     with pytest.raises(requeue.ConfirmationRequired, match="confirm"):
         requeue.requeue_dead("all")
     assert Job.objects.get(id=dead).state == JobState.DEAD
@@ -114,7 +114,7 @@ def test_requeue_all_with_confirm_revives_one_job_per_key(library):
 
 
 def MetadataPassless() -> SyncManga:  # noqa: N802 - a payload constructor, read like the classes
-    return SyncManga(source_id="demo", source_manga_key="no-row-yet", title="Gamma")
+    return SyncManga(source_id="demo", source_manga_key="no-row-yet", url="", title="Gamma")
 
 
 def test_requeue_skips_a_key_that_is_already_in_flight(library):

@@ -66,7 +66,7 @@ def test_listener_catches_a_job_enqueued_before_it_started_waiting():
 @pytest.mark.django_db(transaction=True)
 def test_listener_ignores_kinds_it_does_not_lease():
     with wakeup.JobListener(["analyze_page"]) as listener:
-        queue.enqueue(SyncManga(source_id="demo", source_manga_key="k"))
+        queue.enqueue(SyncManga(source_id="demo", source_manga_key="k", url="", title=""))
         assert listener.wait(timeout=0.5) is False
 
 
@@ -130,7 +130,7 @@ def test_requeue_of_dead_jobs_wakes_idle_workers_of_their_kind():
 @on_postgres
 @pytest.mark.django_db(transaction=True)
 def test_release_unowned_wakes_idle_workers_so_the_refreshed_job_runs_at_once():
-    queue.enqueue(SyncManga(source_id="demo", source_manga_key="k"))
+    queue.enqueue(SyncManga(source_id="demo", source_manga_key="k", url="", title=""))
     [lease] = queue.lease(None, 1, timedelta(seconds=30))
     with wakeup.JobListener(["sync_manga"]) as listener:
         assert listener.wait(timeout=0.3) is False

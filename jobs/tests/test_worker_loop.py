@@ -279,7 +279,7 @@ def test_shutdown_releases_in_flight_leases_without_burning_attempts(workers):
     for job_id in ids:
         row = job(job_id)
         assert (row.state, row.attempts) == (JobState.PENDING, 0)
-    assert worker.in_flight == {}
+    assert worker.running_jobs() == []
 
 
 def test_outage_failures_open_the_circuit_and_pause_leasing(workers):
@@ -343,8 +343,9 @@ def test_browser_restart_request_reaches_a_running_worker(workers):
     browser = RecordingBrowser()
     worker = workers(lambda payload, ctx: None, browser_factory=lambda: browser)
     worker.boot()
-    worker.hooks.shared_browser()
-    worker.step()
+    enqueue_chapter()
+    worker.step()  # the job's context builds the role's one browser
+    wait_for_in_flight(worker)
     assert browser.restarts == 0
 
     state_store.request_browser_restart()
@@ -369,13 +370,16 @@ def test_browser_restart_request_does_not_launch_a_browser_that_never_ran(worker
         def close(self):
             pass
 
-    worker = workers(lambda payload, ctx: None, browser_factory=IdleBrowser)
+    browser = IdleBrowser()
+    worker = workers(lambda payload, ctx: None, browser_factory=lambda: browser)
     worker.boot()
-    worker.hooks.shared_browser()
+    enqueue_chapter()
+    worker.step()  # the job's context builds the browser manager; Chromium never launched
+    wait_for_in_flight(worker)
     state_store.request_browser_restart()
     worker.step()
     time.sleep(0.1)
-    assert worker.hooks.browser.restarts == 0
+    assert browser.restarts == 0
 
 
 def test_periodic_duties_run_at_boot_and_then_every_interval(workers):

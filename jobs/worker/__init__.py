@@ -1,11 +1,11 @@
 """The worker: the lease loop (`loop.Worker`) and its collaborators.
 
-`pool` runs jobs on long-lived threads, `outage` rides out a lost database
-connection, `circuit` pauses leasing during an outage of what jobs talk to,
-`outcomes` decides how a finished job is settled and `settle` writes it,
-`runner` keeps each job's thread and deadline, `heartbeat` renews the held
-leases, `listener` wakes the loop on NOTIFY, `cadence` how often
-controls are reread, `hooks` what a role adds. Apps build a `Worker` for
-their role from `WorkerConfig.for_role` (`crawler.workers.roles`,
-`analysis.worker`).
+`runner` keeps each job's thread, cancel event and deadline on the threads of
+`pool`; `outcomes` decides how a finished job is settled and `settle` writes
+it (with the `circuit` breaker that pauses leasing during an outage of what
+jobs talk to); `heartbeat` renews the held leases; `listener` wakes the loop
+on NOTIFY; `outage` rides out a lost database connection; `signals` turns
+SIGTERM/SIGINT into a stop; `cadence` says how often controls are reread and
+`hooks` what a role adds. Apps build a `Worker` for their role from
+`WorkerConfig.for_role` (`crawler.workers.roles`, `analysis.worker`).
 """

@@ -38,12 +38,12 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.utils import timezone
@@ -59,8 +59,9 @@ from jobs.worker.listener import WakeUpListener
 from jobs.worker.outage import FLAG as OUTAGE_FLAG
 from jobs.worker.outage import DatabaseOutage, DatabaseUnavailable
 from jobs.worker.pool import ConnectionKeeper, JobPool
-from jobs.worker.runner import InFlight, JobRunner
+from jobs.worker.runner import JobRunner
 from jobs.worker.settle import Settler
+from jobs.worker.signals import stop_on_signals
 
 __all__ = ["Periodic", "Worker", "WorkerConfig"]
 
@@ -114,9 +115,9 @@ class Worker:
         self._outages_renewed = 0
         self.booted = False
 
-    @property
-    def in_flight(self) -> dict[Any, InFlight]:
-        return self.runner.in_flight
+    def running_jobs(self) -> list[Lease]:
+        """The leases of the jobs this worker holds now, finished or not yet settled: a snapshot."""
+        return [job.lease for job in list(self.runner.in_flight.values())]
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -152,7 +153,7 @@ class Worker:
         self.request_stop()
         self._given_up(self.collect_finished, "settling finished jobs")
         for job in self.runner.cancel_all():
-            if self._given_up(lambda job=job: self.outage.call("release", retry.release, job.lease), "a release"):
+            if self._given_up(partial(self.outage.call, "release", retry.release, job.lease), "a release"):
                 logger.info("shutdown: released job=%s kind=%s (attempt refunded)", job.lease.id, job.lease.kind)
         for thread in self.runner.stop(grace_secs):
             logger.warning("shutdown: %s did not stop within %.0f s; leaving it", thread.name, grace_secs)
@@ -370,26 +371,9 @@ class Worker:
                 return
             self.wake.wait(self.idle_wait_secs())
 
-    @contextmanager
-    def signals(self, install: bool = True) -> Iterator[None]:
-        """SIGTERM/SIGINT set the stop flag; a second one forces exit. Previous handlers are restored."""
-        if not install:
-            yield
-            return
-
-        def on_signal(signum: int, _frame: object) -> None:
-            if self.stop_event.is_set():
-                logger.warning("second signal %s: forcing exit", signal.Signals(signum).name)
-                os._exit(1)
-            logger.info("signal %s: stopping (in-flight jobs are released)", signal.Signals(signum).name)
-            self.request_stop()
-
-        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-        try:
-            yield
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+    def signals(self, install: bool = True) -> AbstractContextManager[None]:
+        """SIGTERM/SIGINT set the stop flag; a second one forces exit (`jobs.worker.signals`)."""
+        return stop_on_signals(self.stop_event, self.request_stop) if install else nullcontext()
 
     def publisher(self) -> AbstractContextManager[Any]:
         """The role's status publisher around the worker's life; its first write rides out an outage."""

@@ -139,11 +139,11 @@ class DatabaseOutage:
         """Record a lost connection in `step` and drop this thread's broken connection."""
         close_thread_connection()
         with self._lock:
-            first = self.since is None
-            if first:
-                self.since = self.clock()
-                self.outages += 1
             since = self.since
+            first = since is None
+            if since is None:
+                since = self.since = self.clock()
+                self.outages += 1
         if first:
             logger.warning("database unavailable since %s (in %s): %s; retrying", since.isoformat(), step, exc)
             self.report(since.isoformat())

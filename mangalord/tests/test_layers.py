@@ -82,6 +82,16 @@ def test_the_tree_keeps_the_contract(tree_copy):
             "from analysis.payloads import AnalyzePage",
             "jobs is not allowed to import analysis",
         ),
+        (
+            "crawler/status/publish.py",
+            "from crawler.dashboard.broadcaster import get_broadcaster",
+            "crawler.status is not allowed to import crawler.dashboard",
+        ),
+        (
+            "jobs/guards.py",
+            "from jobs.worker import circuit",
+            "jobs.guards is not allowed to import jobs.worker",
+        ),
     ],
 )
 def test_a_back_import_breaks_the_contract(tree_copy, module, back_import, complaint):

@@ -143,7 +143,7 @@ def crowded(library):
         f.dead_sync_manga(f"Crowd sync {n}")
         f.job(SyncChapterContent(source_id="demo", chapter_id=ch.id, source_chapter_key=f"a{n}"))
         f.job(SyncChapterList(source_id="demo", manga_id=m.id, source_manga_key=f"m{n}"))
-        f.job(SyncManga(source_id="demo", source_manga_key=f"new{n}", title=f"New {n}"))
+        f.job(SyncManga(source_id="demo", source_manga_key=f"new{n}", url="", title=f"New {n}"))
 
 
 # count + page, per list; the backlog has two lists. `matching`: rows the search finds.

@@ -89,7 +89,7 @@ def test_search_finds_sync_manga_by_payload_title_and_others_by_manga_title(clie
     src = f.source("demo")
     kept = f.manga("Vinland Saga", src=src)
     f.job(SyncChapterContent(source_id="demo", chapter_id=f.chapter(kept, 1, src=src).id, source_chapter_key="1"))
-    f.job(SyncManga(source_id="demo", source_manga_key="v", title="Vinland Prequel"))
+    f.job(SyncManga(source_id="demo", source_manga_key="v", url="", title="Vinland Prequel"))
     other = f.manga("Berserk", src=src)
     f.job(SyncChapterContent(source_id="demo", chapter_id=f.chapter(other, 1, src=src).id, source_chapter_key="2"))
     rows = client.get(BASE + "history/", {"q": "vinland"}).json()["results"]
@@ -97,7 +97,7 @@ def test_search_finds_sync_manga_by_payload_title_and_others_by_manga_title(clie
 
 
 def test_job_admin_kind_filter_lists_registered_kinds_without_scanning_the_table(admin_client, db):
-    f.job(SyncManga(source_id="demo", source_manga_key="v", title="Vinland"))
+    f.job(SyncManga(source_id="demo", source_manga_key="v", url="", title="Vinland"))
     with CaptureQueriesContext(connection) as queries:
         response = admin_client.get("/admin/jobs/job/", {"kind__exact": "sync_manga"})
     assert response.status_code == 200
@@ -112,7 +112,7 @@ def test_queue_counts_are_exact_under_the_bound_and_marked_estimated_over_it(db,
     from crawler.status import compose
 
     for n in range(5):
-        f.job(SyncManga(source_id="demo", source_manga_key=f"k{n}", title=f"T{n}"))
+        f.job(SyncManga(source_id="demo", source_manga_key=f"k{n}", url="", title=f"T{n}"))
     assert compose.queue_counts()["sync_manga"] == {"pending": 5, "running": 0, "dead": 0}
     monkeypatch.setattr(compose, "COUNT_EXACT_UP_TO", 3)
     counted = compose.queue_counts()["sync_manga"]
@@ -136,7 +136,7 @@ def test_requeue_all_is_one_statement_whatever_the_number_of_dead_jobs(db, opera
 
 
 def test_job_admin_pages_50_rows_each_linked_and_selectable_in_a_fixed_number_of_queries(admin_client, db):
-    jobs = [f.job(SyncManga(source_id="demo", source_manga_key=f"k{n}", title=f"Title {n}")) for n in range(60)]
+    jobs = [f.job(SyncManga(source_id="demo", source_manga_key=f"k{n}", url="", title=f"Title {n}")) for n in range(60)]
     with CaptureQueriesContext(connection) as queries:
         response = admin_client.get("/admin/jobs/job/", {"o": "1"})
     html = response.content.decode()

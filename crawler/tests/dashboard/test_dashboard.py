@@ -110,7 +110,7 @@ def test_non_staff_login_does_not_reach_the_dashboard(daphne_server, alice, page
 def test_a_status_change_made_by_a_worker_process_appears_without_reload(daphne_server, staff, page, status_worker):
     source = Source.objects.create(id="demo", name="Demo", kind="demo", base_url="http://127.0.0.1:1/")
     for n in range(3):
-        enqueue(SyncManga(source_id=source.id, source_manga_key=f"k{n}", title=f"Queued manga {n}"))
+        enqueue(SyncManga(source_id=source.id, source_manga_key=f"k{n}", url="", title=f"Queued manga {n}"))
     Manga.objects.create(title="Coverless Manga")
     state_store.save_last_pass(
         source.id,
@@ -215,9 +215,9 @@ def test_run_pass_click_enqueues_a_metadata_pass_and_shows_the_result(daphne_ser
 @pytest.mark.browser
 @pytest.mark.process
 def test_inline_requeue_of_a_dead_job_makes_it_pending(daphne_server, staff, page):
-    dead = enqueue(SyncManga(source_id="demo", source_manga_key="gone", title="Gone Manga")).id
+    dead = enqueue(SyncManga(source_id="demo", source_manga_key="gone", url="", title="Gone Manga")).id
     Job.objects.filter(id=dead).update(state=JobState.DEAD, attempts=5, last_error="404 from source")
-    enqueue(SyncManga(source_id="demo", source_manga_key="other", title="Other Manga"))
+    enqueue(SyncManga(source_id="demo", source_manga_key="other", url="", title="Other Manga"))
     Job.objects.exclude(id=dead).update(state=JobState.DEAD, last_error="boom")
     _open_live_dashboard(page, daphne_server, staff)
     expect(page.locator("#cd-dead-jobs tbody tr")).to_have_count(2)

@@ -56,7 +56,7 @@ def test_download_killed_mid_chapter_is_completed_by_a_rerun_without_duplicates_
     settings.ANALYSIS_ENABLED = False
     site = demo_site_factory(mangas=1, chapters=(1, 1), pages=(8, 8))
     source_row = Source.objects.create(id="demo", name="Demo", kind="demo", base_url=site.base_url)
-    enqueue(SyncManga(source_id="demo", source_manga_key="manga-0001", url=site.url("/manga/manga-0001")))
+    enqueue(SyncManga(source_id="demo", source_manga_key="manga-0001", url=site.url("/manga/manga-0001"), title=""))
     (job,) = lease(["sync_manga"], 1, timedelta(minutes=5))
     kinds.registered()["sync_manga"].handler(job.payload, JobContext(job, StatusHandle(), threading.Event()))
     chapter = Chapter.objects.get()

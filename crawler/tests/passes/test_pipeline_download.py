@@ -12,7 +12,9 @@ import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from PIL import Image
 
 from catalog.copies import copy_name
@@ -216,7 +218,9 @@ def test_the_login_wall_raises_session_expired_from_the_content_handler(demo_sit
 
 def test_the_login_wall_raises_session_expired_from_the_sync_manga_handler(demo_site, demo_source):
     demo_site.faults.login_wall = True
-    enqueue(SyncManga(source_id="demo", source_manga_key="manga-0001", url=demo_site.url("/manga/manga-0001")))
+    enqueue(
+        SyncManga(source_id="demo", source_manga_key="manga-0001", url=demo_site.url("/manga/manga-0001"), title="")
+    )
     with pytest.raises(SessionExpired):
         run_job(lease_one("sync_manga"))
     assert not Manga.objects.exists()
@@ -271,23 +275,48 @@ def test_pages_stored_before_a_cancel_keep_their_rows(demo_site, manga, settings
 def test_a_job_for_a_disabled_source_does_nothing(demo_site, demo_source):
     demo_source.enabled = False
     demo_source.save()
-    enqueue(SyncManga(source_id="demo", source_manga_key="manga-0001"))
+    enqueue(SyncManga(source_id="demo", source_manga_key="manga-0001", url="", title=""))
     run_job(lease_one("sync_manga"))
     assert not Manga.objects.exists()
     assert demo_site.hits("/manga/") == []
 
 
 def test_a_sync_manga_job_without_url_or_stored_link_fails_with_a_clear_error(demo_site, demo_source):
-    enqueue(SyncManga(source_id="demo", source_manga_key="manga-0001"))
+    enqueue(SyncManga(source_id="demo", source_manga_key="manga-0001", url="", title=""))
     with pytest.raises(CrawlerError, match="has no url"):
         run_job(lease_one("sync_manga"))
 
 
-def test_a_sync_manga_job_without_url_uses_the_stored_link(demo_site, demo_source):
-    sync_manga(demo_site, "manga-0001")
+@pytest.mark.django_db(transaction=True)
+def test_an_old_sync_manga_job_takes_its_url_from_the_stored_link_in_the_migration_then_runs(
+    demo_site, demo_source, migrator
+):
+    link = MangaSource.objects.get(manga=sync_manga(demo_site, "manga-0001"))
     demo_site.update_manga("manga-0001", title="Renamed")
     Job.objects.all().delete()
-    enqueue(SyncManga(source_id="demo", source_manga_key="manga-0001"))
+    old_job = migrator([("jobs", "0005_job_source_column")]).get_model("jobs", "Job")
+    now = timezone.now()
+
+    def enqueued_before_url_and_title(key):
+        return old_job.objects.create(
+            kind="sync_manga",
+            payload={"kind": "sync_manga", "source_id": "demo", "source_manga_key": key},
+            dedup_key=f"sync_manga:demo:{key}",
+            source_id="demo",
+            scheduled_at=now,
+            created_at=now,
+            updated_at=now,
+        ).id
+
+    linked, unlinked = enqueued_before_url_and_title("manga-0001"), enqueued_before_url_and_title("never-stored")
+
+    migrator([("jobs", "0006_sync_manga_payloads_carry_url_and_title")])
+
+    assert Job.objects.get(id=linked).payload["url"] == link.url
+    assert Job.objects.get(id=linked).payload["title"] == link.manga.title
+    assert {k: Job.objects.get(id=unlinked).payload[k] for k in ("url", "title")} == {"url": "", "title": ""}
+    migrator(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    Job.objects.filter(id=unlinked).delete()
     run_job(lease_one("sync_manga"))
     assert Manga.objects.get().title == "Renamed"
 

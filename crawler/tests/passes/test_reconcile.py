@@ -110,7 +110,7 @@ def test_reconcile_skips_keys_with_a_pending_running_or_dead_sync_manga_job(sour
 
 @pytest.mark.parametrize("state", ["done", "failed"])
 def test_reconcile_requeues_keys_whose_earlier_job_is_done_or_failed(source_row, state):
-    enqueue(SyncManga(source_id="shelf", source_manga_key="m1"))
+    enqueue(SyncManga(source_id="shelf", source_manga_key="m1", url="", title=""))
     Job.objects.update(state=state)
     stats = run_reconcile(source_row, ListSource(["m1"]))
     assert stats.enqueued == 1

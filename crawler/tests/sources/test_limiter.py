@@ -261,7 +261,7 @@ def test_a_worker_leases_no_job_of_a_cooling_source():
             queue.enqueue(SyncChapterContent(source_id=source_id, chapter_id=uuid.uuid4(), source_chapter_key="k"))
         SourceLimiter("cool", SLOW).cool_down(60, "answered 429")
         assert worker.step() is True
-        assert [job.lease.payload.source_id for job in worker.in_flight.values()] == ["warm"]
+        assert [lease.payload.source_id for lease in worker.running_jobs()] == ["warm"]
         assert worker.step() is False  # the cooling source's job stays pending
     finally:
         worker.shutdown(grace_secs=2)
@@ -296,7 +296,7 @@ def test_a_job_whose_source_is_busy_gives_its_thread_to_another_sources_job():
         row = Job.objects.get(id=jobs["busy"])
         assert (row.state, row.attempts, row.deferrals) == (JobState.PENDING, 0, 0)  # given back, nothing burnt
         assert "busy" in worker.lease_exclusions()
-        assert worker.step() is False and not worker.in_flight  # not leased again while its source is busy
+        assert worker.step() is False and not worker.running_jobs()  # not leased again while its source is busy
     finally:
         another_process.release()
         worker.shutdown(grace_secs=2)

@@ -99,7 +99,9 @@ def test_chapter_list_id_matching_nothing_names_the_spec(madara_site):
     stats = run_metadata_pass(row, status=StatusHandle())
     assert stats.config_errors == 5
     queue.enqueue(
-        SyncManga(source_id=row.id, source_manga_key="paper-moon", url=f"{madara_site.base_url}/manga/paper-moon/")
+        SyncManga(
+            source_id=row.id, source_manga_key="paper-moon", url=f"{madara_site.base_url}/manga/paper-moon/", title=""
+        )
     )
     drain_crawl_worker()
     [job] = dead_jobs("sync_manga")
