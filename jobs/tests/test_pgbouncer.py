@@ -12,7 +12,6 @@ import pytest
 from django.db import connection
 
 from crawler.dashboard import listeners
-from testsupport.worker_processes import race_children
 from jobs.models import Job, JobState
 from testsupport.worker_processes import race_children
 

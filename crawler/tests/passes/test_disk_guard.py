@@ -72,7 +72,6 @@ def test_floor_above_free_space_pauses_downloads_with_nothing_failed_and_a_lower
     from crawler.passes.metadata_pass import run_metadata_pass
     from crawler.status.compose import compose_status
     from crawler.status.handle import StatusHandle
-    from testsupport.worker_processes import wait_until
     from jobs.models import Job, WorkerStatus
     from testsupport.worker_processes import wait_until
 

@@ -18,7 +18,6 @@ from crawler import state_store
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.status.compose import GONE_AFTER, compose_status
 from crawler.status.handle import StatusHandle
-from testsupport.worker_processes import stored_files, wait_until, worker_pool
 from jobs import retry
 from jobs.models import Job, JobState, WorkerStatus
 from testsupport.worker_processes import stored_files, wait_until, worker_pool
