@@ -14,6 +14,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.api.pagination import MAX_PAGE
+from catalog.api.seek import MAX_OFFSET_ROWS
 from catalog.models import Chapter, Manga, Source
 from crawler import control
 from crawler.control import backlog
@@ -106,16 +107,28 @@ class HistoryQuery(JobListQuery):
     kind = serializers.ChoiceField(choices=list(kinds.names()), required=False)
 
 
+def _cursor(rows: str, direction: str, link: str) -> serializers.CharField:
+    return serializers.CharField(
+        required=False, max_length=500, help_text=f"{rows} {direction} this cursor (`{link}` of a page)."
+    )
+
+
 class BacklogQuery(JobListQuery):
     # Bounded so the OFFSET it becomes fits the database's bigint (a bigger page is a 400, not a 500).
-    page = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=1)
+    page = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_PAGE,
+        default=1,
+        help_text="Page of both lists. Beside a list's cursor it only numbers the page; a list without its own "
+        f"cursor is paged by number, up to its first {MAX_OFFSET_ROWS:,} rows (a 400 naming the cursor to "
+        "follow past them).",
+    )
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=100, default=50)
-    after = serializers.CharField(
-        required=False, max_length=500, help_text="Active jobs after this cursor (`next_after` of a page)."
-    )
-    covers_after = serializers.CharField(
-        required=False, max_length=500, help_text="Missing covers after this cursor (`next_after` of a page)."
-    )
+    after = _cursor("Active jobs", "after", "next_after")
+    before = _cursor("Active jobs", "before", "previous_before")
+    covers_after = _cursor("Missing covers", "after", "next_after")
+    covers_before = _cursor("Missing covers", "before", "previous_before")
 
 
 # --- outputs -------------------------------------------------------------------------
@@ -197,6 +210,7 @@ class ListPageSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="Rows, counted up to CATALOG_SEARCH_COUNT_CAP.")
     count_exact = serializers.BooleanField(help_text="False when `count` is that cap (a lower bound).")
     next_after = serializers.CharField(allow_null=True, help_text="Cursor of the next page, null on the last.")
+    previous_before = serializers.CharField(allow_null=True, help_text="Cursor of the page before, null on the first.")
 
 
 class ActiveJobsPageSerializer(ListPageSerializer):
