@@ -71,12 +71,16 @@ def below_floor(space: Space, floor: Floor) -> bool:
     return space.free < floor.of(space.total)
 
 
-def pause_reason(space: Space, floor: Floor, where: str) -> str | None:
-    """Why page downloads are paused, for the dashboard and the log; None when there is room."""
+def pause_reason(space: Space, floor: Floor, where: str, set_by: str = "CRAWLER_MIN_FREE_DISK") -> str | None:
+    """Why page downloads are paused, for the dashboard and the log; None when there is room.
+
+    `set_by` names where the floor comes from (the setting, or the floor an
+    operator set at run time), so the message says what to change.
+    """
     if not below_floor(space, floor):
         return None
     return (
-        f"free disk space {format_bytes(space.free)} on {where} is under CRAWLER_MIN_FREE_DISK "
+        f"free disk space {format_bytes(space.free)} on {where} is under {set_by} "
         f"({floor}: {format_bytes(floor.of(space.total))}); page downloads paused"
     )
 

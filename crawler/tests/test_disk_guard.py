@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import subprocess
 
 import pytest
 
@@ -103,3 +104,70 @@ def test_floor_above_free_space_pauses_downloads_with_nothing_failed_and_a_lower
     assert Page.objects.count() == 6
     assert set(Chapter.objects.values_list("sync_state", flat=True)) == {"done"}
     assert not Job.objects.filter(state__in=["dead", "failed"]).exists()
+
+
+def _disk_floor(manage_cmd, child_env, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*manage_cmd, "disk_floor", *args], env=child_env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.process
+@pytest.mark.django_db(transaction=True)
+def test_an_operator_lowering_the_floor_resumes_the_running_worker_and_raising_it_pauses_it_again(
+    demo_site_factory, workers, settings, manage_cmd, child_env
+):
+    from catalog.models import Page, Source
+    from crawler.models import AuditEvent
+    from crawler.passes.metadata_pass import run_metadata_pass
+    from crawler.status import StatusHandle
+    from crawler.tests.worker_processes import wait_until
+    from jobs.models import Job, WorkerStatus
+
+    settings.ANALYSIS_ENABLED = False
+    site = demo_site_factory(mangas=1, chapters=(2, 2), pages=(3, 3))
+    source = Source.objects.create(id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url)
+    run_metadata_pass(source, status=StatusHandle())
+    content = Job.objects.filter(kind="sync_chapter_content")
+
+    def paused_flag():
+        return (
+            WorkerStatus.objects.filter(pid=worker.pid, flags__storage_paused__isnull=False)
+            .values_list("flags__storage_paused", flat=True)
+            .first()
+        )
+
+    worker = workers.start(CRAWLER_MIN_FREE_DISK="100%")  # every disk has less free space than its size
+    assert "under CRAWLER_MIN_FREE_DISK (100%" in wait_until(paused_flag, what="the worker to pause downloads")
+    assert list(content.values_list("state", "attempts")) == [("pending", 0), ("pending", 0)]
+
+    lowered = _disk_floor(manage_cmd, child_env, "0")
+    assert lowered.returncode == 0, lowered.stderr
+    assert "disk floor 0 B (set by the operator's floor" in lowered.stdout and "page downloads run" in lowered.stdout
+    # The same process, never restarted, downloads everything once it rereads the floor.
+    wait_until(lambda: set(content.values_list("state", flat=True)) == {"done"}, 120, what="the downloads")
+    assert set(content.values_list("attempts", flat=True)) == {1}
+    assert Page.objects.count() == 6
+    assert not Job.objects.filter(state__in=["dead", "failed"]).exists()
+    assert "resuming page downloads" in worker.log()
+    wait_until(lambda: not paused_flag(), what="the worker's paused flag to clear")
+
+    raised = _disk_floor(manage_cmd, child_env, "100%")
+    assert raised.returncode == 0, raised.stderr
+    assert "under the operator's floor (manage.py disk_floor) (100%" in raised.stdout
+    reason = wait_until(paused_flag, what="the worker to pause again")
+    assert "the operator's floor (manage.py disk_floor)" in reason
+    assert worker.process.poll() is None and worker.terminate() == 0
+    audited = AuditEvent.objects.filter(action="set_disk_floor").order_by("created_at")
+    assert list(audited.values_list("detail__after", flat=True)) == ["0", "100%"]
+
+
+@pytest.mark.django_db
+def test_a_floor_that_is_not_a_size_is_refused_and_changes_nothing(manage_cmd, child_env):
+    from crawler.models import AuditEvent, CrawlerState
+
+    refused = _disk_floor(manage_cmd, child_env, "five gigs")
+    assert refused.returncode != 0
+    assert "'five gigs' is not a size: write bytes with a unit (5GiB, 500MB) or a share (5%)" in refused.stderr
+    both = _disk_floor(manage_cmd, child_env, "5GiB", "--clear")
+    assert both.returncode != 0 and "a floor or --clear, not both" in both.stderr
+    assert not CrawlerState.objects.filter(key__startswith="storage:").exists()
+    assert not AuditEvent.objects.exists()

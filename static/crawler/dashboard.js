@@ -230,7 +230,7 @@
     var space = stats && stats.disk;
     if (space) {
       text += " Disk: " + bytes(space.free_bytes) + " free of " + bytes(space.total_bytes) +
-        "; page downloads pause under " + bytes(space.floor_bytes) + " (CRAWLER_MIN_FREE_DISK).";
+        "; page downloads pause under " + bytes(space.floor_bytes) + " (" + (space.floor_set_by || "CRAWLER_MIN_FREE_DISK") + ").";
     }
     $("cd-sources-counted").textContent = text;
   }
