@@ -9,6 +9,12 @@ other controls and stops leasing page downloads while it says why;
 leased just before the disk filled), raising `StorageFull`, which the worker
 settles by releasing the job (no attempt spent, nothing failed or
 dead-lettered). See catalog.disk.
+
+On object storage (STORAGE_BACKEND=s3) there is no free space to read; with
+CRAWLER_S3_QUOTA set, the room is the quota less the bytes of the pages the
+catalog holds (`stored_page_bytes`, one SUM recounted at most every
+CRAWLER_SOURCE_STATS_SECS, never a bucket listing), and the same floor
+applies to it. A reached quota pauses downloads whatever the floor.
 """
 
 from __future__ import annotations
@@ -16,8 +22,11 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Sum
 
 from catalog import disk
+from catalog.models import Page
 from crawler import state_store
 from crawler.errors import StorageFull
 
@@ -25,6 +34,7 @@ logger = logging.getLogger(__name__)
 
 SETTING = "CRAWLER_MIN_FREE_DISK"
 OPERATOR = "the operator's floor (manage.py disk_floor)"
+STORED_BYTES_KEY = "crawler:stored-page-bytes"
 
 
 def current_floor() -> tuple[disk.Floor, str]:
@@ -38,10 +48,34 @@ def current_floor() -> tuple[disk.Floor, str]:
     return settings.CRAWLER_MIN_FREE_DISK, SETTING
 
 
+def stored_page_bytes() -> int:
+    """Bytes of every stored page by the catalog (Page.bytes), memoised for CRAWLER_SOURCE_STATS_SECS."""
+    cached = cache.get(STORED_BYTES_KEY)
+    if cached is not None:
+        return int(cached)
+    total = Page.objects.aggregate(total=Sum("bytes"))["total"] or 0
+    cache.set(STORED_BYTES_KEY, total, settings.CRAWLER_SOURCE_STATS_SECS)
+    return int(total)
+
+
+def quota_paused() -> str | None:
+    """Why page downloads must wait on object storage (CRAWLER_S3_QUOTA reached, or its room under the floor)."""
+    quota = settings.CRAWLER_S3_QUOTA
+    if not quota:
+        return None
+    stored = stored_page_bytes()
+    where = f"S3 storage (CRAWLER_S3_QUOTA {disk.format_bytes(quota)})"
+    if stored >= quota:
+        return f"{disk.format_bytes(stored)} of stored pages reach CRAWLER_S3_QUOTA on {where}; page downloads paused"
+    floor, set_by = current_floor()
+    space = disk.Space(free=quota - stored, total=quota)
+    return disk.pause_reason(space, floor, where, set_by, room="room left in the quota")
+
+
 def storage_paused() -> str | None:
-    """Why page downloads must wait (free space under the floor), or None."""
+    """Why page downloads must wait (free space under the floor, or the S3 quota's room), or None."""
     if settings.STORAGE_BACKEND != "filesystem":
-        return None  # object storage: no free space to read
+        return quota_paused()
     floor, set_by = current_floor()
     if not floor.bytes and not floor.percent:
         return None

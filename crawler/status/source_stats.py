@@ -95,5 +95,13 @@ def source_stats() -> dict[str, Any]:
             "floor_bytes": floor.of(space.total),
             "floor_set_by": set_by,
         }
+    elif settings.CRAWLER_S3_QUOTA:
+        quota, (floor, set_by) = settings.CRAWLER_S3_QUOTA, disk_guard.current_floor()
+        stats["s3_quota"] = {
+            "quota_bytes": quota,
+            "stored_bytes": sum(stored.values()),
+            "floor_bytes": floor.of(quota),
+            "floor_set_by": set_by,
+        }
     cache.set(CACHE_KEY, stats, settings.CRAWLER_SOURCE_STATS_SECS)
     return stats

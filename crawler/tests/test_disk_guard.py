@@ -115,25 +115,16 @@ def _disk_floor(manage_cmd, child_env, *args: str) -> subprocess.CompletedProces
 def test_an_operator_lowering_the_floor_resumes_the_running_worker_and_raising_it_pauses_it_again(
     demo_site_factory, workers, settings, manage_cmd, child_env
 ):
-    from catalog.models import Page, Source
+    from catalog.models import Page
     from crawler.models import AuditEvent
-    from crawler.passes.metadata_pass import run_metadata_pass
-    from crawler.status import StatusHandle
-    from crawler.tests.worker_processes import wait_until
-    from jobs.models import Job, WorkerStatus
+    from crawler.tests.worker_processes import demo_downloads_queued, storage_paused_flag, wait_until
+    from jobs.models import Job
 
     settings.ANALYSIS_ENABLED = False
-    site = demo_site_factory(mangas=1, chapters=(2, 2), pages=(3, 3))
-    source = Source.objects.create(id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url)
-    run_metadata_pass(source, status=StatusHandle())
-    content = Job.objects.filter(kind="sync_chapter_content")
+    content = demo_downloads_queued(demo_site_factory)
 
     def paused_flag():
-        return (
-            WorkerStatus.objects.filter(pid=worker.pid, flags__storage_paused__isnull=False)
-            .values_list("flags__storage_paused", flat=True)
-            .first()
-        )
+        return storage_paused_flag(worker.pid)
 
     worker = workers.start(CRAWLER_MIN_FREE_DISK="100%")  # every disk has less free space than its size
     assert "under CRAWLER_MIN_FREE_DISK (100%" in wait_until(paused_flag, what="the worker to pause downloads")
