@@ -6,7 +6,14 @@ import uuid
 import pytest
 
 from analysis.payloads import AnalyzePage
-from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
+from crawler.payloads import (
+    EnqueueDownloads,
+    MetadataPass,
+    Reconcile,
+    SyncChapterContent,
+    SyncChapterList,
+    SyncManga,
+)
 from jobs import kinds
 from jobs.payloads import PayloadError, decode
 
@@ -64,6 +71,7 @@ def test_sync_manga_payload_defaults_missing_url_and_title():
         AnalyzePage(page_id=PAGE),
         MetadataPass(source_id="s"),
         Reconcile(source_id="s"),
+        EnqueueDownloads(source_id="s"),
     ],
     ids=lambda p: p.kind,
 )
@@ -79,6 +87,7 @@ def test_every_kind_has_a_payload_class():
         "analyze_page",
         "metadata_pass",
         "reconcile",
+        "enqueue_downloads",
     }
 
 
