@@ -85,6 +85,14 @@ class Reconcile(SourceWide):
 
 @dataclass(frozen=True)
 class EnqueueDownloads(SourceWide):
-    """Queue every waiting chapter of a source switched to `all`, in batches (one in flight per source)."""
+    """Queue every waiting chapter of a source switched to `all`, in batches: one job per switch.
+
+    `switch` is the switch's token (crawler.passes.download_backfill): a
+    later switch makes a new job, and this one stops at its next batch.
+    """
 
     kind: ClassVar[str] = "enqueue_downloads"
+    switch: str = ""
+
+    def dedup_key(self) -> str:
+        return f"{self.kind}:{self.source_id}:{self.switch}"

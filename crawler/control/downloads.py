@@ -23,7 +23,7 @@ from crawler.control import ControlError, audit
 from crawler.passes import download_backfill
 from crawler.payloads import EnqueueDownloads, SyncChapterContent
 from jobs import housekeeping, queue
-from jobs.models import IN_FLIGHT_STATES, Job
+from jobs.models import Job
 
 # Withdrawn chapters marked `new` per statement when a source switches to `followed`.
 WITHDRAW_BATCH = 5000
@@ -83,14 +83,8 @@ def apply_switch(source: Source, before: str, after: str) -> PolicySwitch:
     The job queues the chapters and audits how many; `enqueue_job` names it.
     """
     if before != after and after == download_policy.ALL:
-        download_backfill.forget_progress(source.id)
-        payload = EnqueueDownloads(source_id=source.id)
-        job_id = queue.enqueue(payload).id or (  # already in flight: that job walks again from the first chapter
-            Job.objects.filter(dedup_key=payload.dedup_key(), state__in=IN_FLIGHT_STATES)
-            .values_list("id", flat=True)
-            .first()
-        )
-        return PolicySwitch(source.id, before, after, 0, enqueue_job=str(job_id) if job_id else None)
+        job = queue.enqueue(EnqueueDownloads(source_id=source.id, switch=download_backfill.start_switch(source.id)))
+        return PolicySwitch(source.id, before, after, 0, enqueue_job=str(job.id))
     withdrawn = 0
     if before != after and after == download_policy.FOLLOWED:
         withdrawn = withdraw_unfollowed(Chapter.objects.filter(source=source))

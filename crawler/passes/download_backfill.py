@@ -6,8 +6,12 @@ transaction) for minutes. The switch queues one `enqueue_downloads` job, and
 the job queues the chapters never downloaded, by manga and lowest chapter
 number first, BATCH at a time. After each batch it keeps the last chapter's
 sort keys in the state store, so a job that was cancelled, failed or whose
-worker died resumes after what it already queued. It stops as soon as the
-source is no longer `all` (switched back: nothing more is queued); the
+worker died resumes after what it already queued. Each switch to `all`
+gets its own token (kept in the state store and carried by its job), so a
+new switch always queues a new job, which walks from the first chapter, and
+an older job still running stops at its next batch: no switch can find its
+job about to finish and be lost. It also stops as soon as the source is no
+longer `all` (switched back: nothing more is queued); the
 handler (crawler.workers.handlers) audits what it queued once it has walked
 every chapter.
 """
@@ -37,13 +41,25 @@ ORDER = (("manga_id", False), ("number", False), ("created_at", False), ("id", F
 _DECODE: tuple[Callable[[str], Any], ...] = (uuid.UUID, Decimal, dt.datetime.fromisoformat, uuid.UUID)
 
 
-def cursor_key(source_id: str) -> str:
-    return f"downloads:{source_id}:enqueue_cursor"
+def _switch_key(source_id: str) -> str:
+    return f"downloads:{source_id}:switch"
+
+
+def cursor_key(source_id: str, switch: str) -> str:
+    return f"downloads:{source_id}:enqueue_cursor:{switch}"
+
+
+def start_switch(source_id: str) -> str:
+    """A new switch to `all`: its token (for its job's payload); older jobs and their cursors are superseded."""
+    forget_progress(source_id)
+    token = uuid.uuid4().hex
+    state_store.set_state(_switch_key(source_id), token)
+    return token
 
 
 def forget_progress(source_id: str) -> None:
-    """A new switch to `all` walks every chapter again from the first (the queue skips those in flight)."""
-    CrawlerState.objects.filter(key=cursor_key(source_id)).delete()
+    """Drop every saved cursor of the source: whatever job walks next starts from the first chapter."""
+    CrawlerState.objects.filter(key__startswith=f"downloads:{source_id}:enqueue_cursor:").delete()
 
 
 def waiting(source_id: str) -> QuerySet[Chapter]:
@@ -61,25 +77,32 @@ def _cursor_of(chapter: Chapter) -> list[str]:
     ]
 
 
-def _still_all(source_id: str) -> bool:
+def _still_wanted(source_id: str, switch: str) -> bool:
+    """The source is still `all`, and `switch` (when given) is still its latest switch to `all`."""
     source = Source.objects.filter(id=source_id).only("settings").first()
-    return source is not None and download_policy.policy_of(source) == download_policy.ALL
+    if source is None or download_policy.policy_of(source) != download_policy.ALL:
+        return False
+    return not switch or state_store.get_state(_switch_key(source_id)) == switch
 
 
 def run_backfill(
-    source_id: str, *, cancel: threading.Event | None = None, progress: Callable[[int], None] | None = None
+    source_id: str,
+    switch: str = "",
+    *,
+    cancel: threading.Event | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> int | None:
     """Queue the source's waiting chapters from the saved cursor on; how many jobs it inserted, None if it stopped.
 
-    Stops (None, nothing more queued) when the source is gone or no longer
-    `all`; raises JobCancelled between batches when `cancel` is set, the
+    Stops (None, nothing more queued) when the source is gone, no longer
+    `all`, or switched to `all` again since `switch` (a newer job walks); raises JobCancelled between batches when `cancel` is set, the
     cursor kept for the retry.
     """
-    key = cursor_key(source_id)
+    key = cursor_key(source_id, switch)
     inserted = 0
     while True:
-        if not _still_all(source_id):
-            forget_progress(source_id)
+        if not _still_wanted(source_id, switch):
+            CrawlerState.objects.filter(key=key).delete()
             return None
         if cancel is not None and cancel.is_set():
             raise JobCancelled(f"queueing the downloads of {source_id} cancelled after {inserted} chapter(s)")
@@ -94,5 +117,5 @@ def run_backfill(
         state_store.set_state(key, _cursor_of(batch[-1]))
         if progress is not None:
             progress(inserted)
-    forget_progress(source_id)
+    CrawlerState.objects.filter(key=key).delete()
     return inserted

@@ -213,7 +213,7 @@ def test_the_sources_page_settings_switch_the_policy_like_the_command(admin_user
     audit = AuditEvent.objects.get(action="edit_source_settings")
     job = Job.objects.get(kind="enqueue_downloads", state="pending")
     assert (audit.detail["enqueue_job"], audit.detail["withdrawn"]) == (str(job.id), 0)
-    assert run_backfill("shelf") == 2
+    assert run_backfill("shelf", job.payload["switch"]) == 2
     assert content_jobs() == {"Unread"}  # the switch's job queued the chapters nobody had wanted
 
 
@@ -237,20 +237,30 @@ def test_the_enqueue_job_queues_in_batches_and_a_cancelled_one_resumes_after_wha
         run_backfill("shelf", cancel=cancel, progress=after_batch)
     queued = Job.objects.filter(kind=CONTENT).order_by("created_at", "id")
     assert [job.chapter.number for job in queued] == [1, 2]
-    assert download_backfill.state_store.get_state(cursor_key("shelf")) is not None
+    assert download_backfill.state_store.get_state(cursor_key("shelf", "")) is not None
 
     assert run_backfill("shelf", progress=batches.append) == 3  # the retry starts after chapter 2
     assert batches == [2, 2, 3]
     leased = lease([CONTENT], 10, timedelta(minutes=1))
     assert [Chapter.objects.get(id=lz.payload.chapter_id).number for lz in leased] == [1, 2, 3, 4, 5]
-    assert download_backfill.state_store.get_state(cursor_key("shelf")) is None
+    assert download_backfill.state_store.get_state(cursor_key("shelf", "")) is None
 
 
 @pytest.mark.django_db
-def test_the_enqueue_job_stops_queueing_once_the_source_is_switched_back(shelf, operator):
+def test_the_enqueue_job_stops_once_the_source_is_switched_back_and_a_new_switch_has_its_own_job(shelf, operator):
     synced(shelf, "Other", "1", "2")
-    set_download_policy(actor=operator, source_id="shelf", policy="all")
+    first = set_download_policy(actor=operator, source_id="shelf", policy="all").enqueue_job
     set_download_policy(actor=operator, source_id="shelf", policy="followed")
-    assert run_backfill("shelf") is None
+    old = Job.objects.get(id=first)
+    assert run_backfill("shelf", old.payload["switch"]) is None
     assert content_jobs() == set()
     assert set(Chapter.objects.values_list("sync_state", flat=True)) == {"new"}
+
+    # Switched to `all` again while the first job still runs: a job of its own, whatever the first one does.
+    second = set_download_policy(actor=operator, source_id="shelf", policy="all").enqueue_job
+    assert second != first
+    assert Job.objects.filter(kind="enqueue_downloads", state="pending").count() == 2
+    assert run_backfill("shelf", old.payload["switch"]) is None  # superseded: queues nothing
+    assert content_jobs() == set()
+    assert run_backfill("shelf", Job.objects.get(id=second).payload["switch"]) == 2
+    assert content_jobs() == {"Other"}

@@ -165,9 +165,9 @@ def handle_reconcile(payload: Reconcile, ctx: JobContext) -> None:
 
 
 def handle_enqueue_downloads(payload: EnqueueDownloads, ctx: JobContext) -> None:
-    queued = run_backfill(payload.source_id, cancel=ctx.cancel)
+    queued = run_backfill(payload.source_id, payload.switch, cancel=ctx.cancel)
     if queued is None:
-        logger.info("enqueue_downloads: source %s is no longer 'all'; stopped", payload.source_id)
+        logger.info("enqueue_downloads: source %s is no longer 'all', or switched again; stopped", payload.source_id)
         return
     detail = {"enqueued": queued}
     audit.record(None, "enqueue_downloads", scope="source", target_id=payload.source_id, detail=detail)
