@@ -95,8 +95,10 @@ def run_backfill(
     """Queue the source's waiting chapters from the saved cursor on; how many jobs it inserted, None if it stopped.
 
     Stops (None, nothing more queued) when the source is gone, no longer
-    `all`, or switched to `all` again since `switch` (a newer job walks); raises JobCancelled between batches when `cancel` is set, the
-    cursor kept for the retry.
+    `all`, or switched to `all` again since `switch` (a newer job walks);
+    raises JobCancelled between batches when `cancel` is set, the cursor
+    kept for the retry (a batch queued twice is harmless: the queue skips
+    chapters already in flight).
     """
     key = cursor_key(source_id, switch)
     inserted = 0
