@@ -206,3 +206,20 @@ def test_job_admin_pages_50_rows_each_linked_and_selectable_in_a_fixed_number_of
     with CaptureQueriesContext(connection) as queries:
         assert admin_client.get("/admin/jobs/job/").status_code == 200
     assert len(queries) == few  # rows cost no query each
+
+
+@pytest.mark.sqlite_ok
+def test_the_schema_documents_both_cursors_and_the_page_number_bound(tmp_path):
+    import yaml
+    from django.core.management import call_command
+
+    out = tmp_path / "schema.yaml"
+    call_command("spectacular", "--file", str(out))
+    schema = yaml.safe_load(out.read_text())
+    for route in ("history/", "dead-jobs/", "backlog/"):
+        params = {p["name"]: p for p in schema["paths"][BASE + route]["get"]["parameters"]}
+        assert {"after", "before", "page"} <= set(params), route
+        documented = params["after"].get("description", "") + params["page"].get("description", "")
+        assert "2,000" in documented, route  # the 400 past the offset bound is documented
+    backlog_page = schema["components"]["schemas"]["ActiveJobsPage"]["properties"]
+    assert {"next_after", "previous_before"} <= set(backlog_page)
