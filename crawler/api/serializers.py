@@ -15,6 +15,7 @@ from rest_framework import serializers
 
 from catalog.api.pagination import MAX_PAGE
 from catalog.api.seek import MAX_OFFSET_ROWS
+from catalog.disk import parse_floor
 from catalog.models import Chapter, Manga, Source
 from crawler import control
 from crawler.control import backlog
@@ -131,6 +132,23 @@ class BacklogQuery(JobListQuery):
     covers_before = _cursor("Missing covers", "before", "previous_before")
 
 
+class DiskFloorInput(serializers.Serializer):
+    floor = serializers.CharField(
+        allow_null=True,
+        max_length=50,
+        help_text="Free space page downloads keep, as CRAWLER_MIN_FREE_DISK takes it (5GiB, 500MB, 5%, 0 for "
+        "none); null returns to CRAWLER_MIN_FREE_DISK.",
+    )
+
+    def validate_floor(self, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parse_floor(value)
+            except ValueError as exc:
+                raise serializers.ValidationError(str(exc)) from exc
+        return value
+
+
 # --- outputs -------------------------------------------------------------------------
 
 
@@ -230,3 +248,11 @@ class BacklogSerializer(serializers.Serializer):
 
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
+
+
+class DiskFloorSerializer(serializers.Serializer):
+    floor = serializers.CharField(help_text="The floor in force.")
+    set_by = serializers.CharField(help_text="CRAWLER_MIN_FREE_DISK, or the operator's floor.")
+    downloads_paused = serializers.CharField(
+        allow_null=True, help_text="Why page downloads are paused as this server sees the storage, or null."
+    )

@@ -162,3 +162,30 @@ def test_a_floor_that_is_not_a_size_is_refused_and_changes_nothing(manage_cmd, c
     assert both.returncode != 0 and "a floor or --clear, not both" in both.stderr
     assert not CrawlerState.objects.filter(key__startswith="storage:").exists()
     assert not AuditEvent.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_operator_sets_and_clears_the_floor_over_the_api_and_a_bad_one_changes_nothing(operator, settings):
+    from crawler.models import AuditEvent
+    from crawler.passes.disk_guard import current_floor
+    from crawler.tests import api_factories as f
+
+    settings.CRAWLER_MIN_FREE_DISK = Floor()
+    client = f.api_client(operator)
+    url = "/api/v1/admin/crawler/disk-floor/"
+    paused = f.post_json(client, url, {"floor": "100%"})
+    assert paused.status_code == 200, paused.json()
+    body = paused.json()
+    assert (body["floor"], body["set_by"]) == ("100%", "the operator's floor (manage.py disk_floor)")
+    assert "page downloads paused" in body["downloads_paused"]
+
+    refused = f.post_json(client, url, {"floor": "lots"})
+    assert refused.status_code == 400
+    assert "'lots' is not a size" in str(refused.json()["floor"])
+    assert current_floor() == (Floor(percent=100.0), "the operator's floor (manage.py disk_floor)")
+
+    cleared = f.post_json(client, url, {"floor": None}).json()
+    assert (cleared["floor"], cleared["set_by"], cleared["downloads_paused"]) == ("0 B", "CRAWLER_MIN_FREE_DISK", None)
+    audited = AuditEvent.objects.filter(action="set_disk_floor").order_by("created_at")
+    assert list(audited.values_list("detail__after", flat=True)) == ["100%", None]
+    assert set(audited.values_list("actor", flat=True)) == {operator.id}
