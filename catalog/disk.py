@@ -7,7 +7,8 @@ see and end, with nothing failed.
 
 Parsing and the decision are pure functions; `media_space` asks the
 filesystem under MEDIA_ROOT. Object storage (STORAGE_BACKEND=s3) has no free
-space to read, so the floor does not apply there.
+space to read: there the room is what CRAWLER_S3_QUOTA leaves above the
+stored pages (crawler.passes.disk_guard), and the same floor applies to it.
 """
 
 from __future__ import annotations
@@ -51,6 +52,14 @@ def parse_floor(text: str) -> Floor:
     return Floor(bytes=int(number * _UNITS[unit]))
 
 
+def parse_quota(text: str) -> int:
+    """'500GiB', '2TB', '0' (none) -> bytes: a quota is a size, never a share of itself; ValueError otherwise."""
+    floor = parse_floor(text)
+    if floor.percent:
+        raise ValueError(f"{text!r}: a quota is a size with a unit (500GiB, 2TB), not a share")
+    return floor.bytes
+
+
 def format_bytes(n: int) -> str:
     value, unit = float(n), "B"
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
@@ -71,12 +80,19 @@ def below_floor(space: Space, floor: Floor) -> bool:
     return space.free < floor.of(space.total)
 
 
-def pause_reason(space: Space, floor: Floor, where: str) -> str | None:
-    """Why page downloads are paused, for the dashboard and the log; None when there is room."""
+def pause_reason(
+    space: Space, floor: Floor, where: str, set_by: str = "CRAWLER_MIN_FREE_DISK", room: str = "free disk space"
+) -> str | None:
+    """Why page downloads are paused, for the dashboard and the log; None when there is room.
+
+    `set_by` names where the floor comes from (the setting, or the floor an
+    operator set at run time), so the message says what to change; `room`
+    names what `space.free` is (free disk space, or what an S3 quota leaves).
+    """
     if not below_floor(space, floor):
         return None
     return (
-        f"free disk space {format_bytes(space.free)} on {where} is under CRAWLER_MIN_FREE_DISK "
+        f"{room} {format_bytes(space.free)} on {where} is under {set_by} "
         f"({floor}: {format_bytes(floor.of(space.total))}); page downloads paused"
     )
 

@@ -231,12 +231,7 @@ class SourceAdmin(OperatorActions, catalog_admin.SourceAdmin):
             self._report(request, downloads.set_download_policy(actor=request.user, source_id=source_id, policy=policy))
 
     def _report(self, request: HttpRequest, switch: downloads.PolicySwitch) -> None:
-        self.message_user(
-            request,
-            f"{switch.source_id}: download {switch.before} -> {switch.after}; queued {switch.enqueued} chapter(s), "
-            f"withdrew {switch.withdrawn} pending download(s).",
-            messages.SUCCESS,
-        )
+        self.message_user(request, switch.describe() + ".", messages.SUCCESS)
 
     @admin.action(description="Download pages of every manga", permissions=["operate"])
     def download_all(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:

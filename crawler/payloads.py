@@ -59,10 +59,10 @@ class SyncChapterContent(Payload):
 
 
 @dataclass(frozen=True)
-class MetadataPass(Payload):
-    """Run a newest-first metadata pass over one source (one in flight per source)."""
+class SourceWide(Payload):
+    """A job over a whole source: one in flight per source and kind."""
 
-    kind: ClassVar[str] = "metadata_pass"
+    kind: ClassVar[str] = ""
     source_id: str
 
     def dedup_key(self) -> str:
@@ -70,14 +70,29 @@ class MetadataPass(Payload):
 
 
 @dataclass(frozen=True)
-class Reconcile(Payload):
+class MetadataPass(SourceWide):
+    """Run a newest-first metadata pass over one source (one in flight per source)."""
+
+    kind: ClassVar[str] = "metadata_pass"
+
+
+@dataclass(frozen=True)
+class Reconcile(SourceWide):
     """Run a list-only reconcile pass over one source (one in flight per source)."""
 
     kind: ClassVar[str] = "reconcile"
-    source_id: str
+
+
+@dataclass(frozen=True)
+class EnqueueDownloads(SourceWide):
+    """Queue every waiting chapter of a source switched to `all`, in batches: one job per switch.
+
+    `switch` is the switch's token (crawler.passes.download_backfill): a
+    later switch makes a new job, and this one stops at its next batch.
+    """
+
+    kind: ClassVar[str] = "enqueue_downloads"
+    switch: str = ""
 
     def dedup_key(self) -> str:
-        return f"{self.kind}:{self.source_id}"
-
-
-CRAWL_PAYLOADS: tuple[type[Payload], ...] = (SyncManga, SyncChapterList, SyncChapterContent, MetadataPass, Reconcile)
+        return f"{self.kind}:{self.source_id}:{self.switch}"

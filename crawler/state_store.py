@@ -107,3 +107,22 @@ def request_browser_restart() -> int:
 def browser_restart_generation() -> int:
     """Workers remember the generation they last honoured and restart when it moves."""
     return int(get_state(_RESTART_KEY, 0))
+
+
+# --- the operator's disk floor ---------------------------------------------------------
+
+_DISK_FLOOR_KEY = "storage:min_free_disk"
+
+
+def disk_floor() -> str | None:
+    """The free-space floor an operator set at run time (text as catalog.disk.parse_floor reads it), or None."""
+    return get_state(_DISK_FLOOR_KEY)
+
+
+def set_disk_floor(text: str | None) -> None:
+    """Store (None: clear) the operator's floor; every crawl worker reads it on its next control check."""
+    if text is None:
+        CrawlerState.objects.filter(key=_DISK_FLOOR_KEY).delete()
+    else:
+        set_state(_DISK_FLOOR_KEY, text)
+    control_changed.send(sender=None, key="disk_floor")

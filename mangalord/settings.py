@@ -16,7 +16,7 @@ from typing import Any
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from catalog.disk import parse_floor
+from catalog.disk import parse_floor, parse_quota
 from mangalord.secret import secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -423,6 +423,10 @@ CRAWLER_DONE_RETENTION_DAYS = _non_negative("CRAWLER_DONE_RETENTION_DAYS", 7)
 CRAWLER_MIN_FREE_DISK = _read(
     "CRAWLER_MIN_FREE_DISK", lambda name, default: parse_floor(env.str(name, default=default)), "1GiB"
 )
+# With STORAGE_BACKEND=s3: the bytes of pages the bucket may hold (500GiB, 2TB; 0: no quota). Stored bytes are
+# counted from the catalog's page sizes (recounted every CRAWLER_SOURCE_STATS_SECS); page downloads pause when
+# what the quota leaves is under CRAWLER_MIN_FREE_DISK (a share is then of the quota), or the quota is reached.
+CRAWLER_S3_QUOTA = _read("CRAWLER_S3_QUOTA", lambda name, default: parse_quota(env.str(name, default=default)), "0")
 # How long the dashboard's per-source figures (chapters by download state, storage used) are reused.
 CRAWLER_SOURCE_STATS_SECS = _non_negative("CRAWLER_SOURCE_STATS_SECS", 60)
 CRAWLER_MAX_IMAGE_BYTES = _positive("CRAWLER_MAX_IMAGE_BYTES", 64 * 1024 * 1024)

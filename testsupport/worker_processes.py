@@ -179,3 +179,29 @@ def race_children(env: dict[str, str]) -> Iterator[Callable[..., RaceChild]]:
         if child.proc.poll() is None:
             child.proc.kill()
         child.proc.wait(timeout=10)
+
+
+def demo_downloads_queued(demo_site_factory: Any) -> Any:
+    """A demo manga of two 3-page chapters, its metadata pass run here: the two page-download jobs it queued."""
+    from catalog.models import Source
+    from crawler.passes.metadata_pass import run_metadata_pass
+    from crawler.status.handle import StatusHandle
+    from jobs.models import Job
+
+    site = demo_site_factory(mangas=1, chapters=(2, 2), pages=(3, 3))
+    source = Source.objects.create(id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url)
+    run_metadata_pass(source, status=StatusHandle())
+    content = Job.objects.filter(kind="sync_chapter_content")
+    assert content.count() == 2
+    return content
+
+
+def storage_paused_flag(pid: int) -> str | None:
+    """Why the worker `pid` says page downloads are paused (its published `storage_paused` flag), or None."""
+    from jobs.models import WorkerStatus
+
+    return (
+        WorkerStatus.objects.filter(pid=pid, flags__storage_paused__isnull=False)
+        .values_list("flags__storage_paused", flat=True)
+        .first()
+    )

@@ -125,7 +125,7 @@ def _job_insert(select: str) -> str:
     return f"""
 INSERT INTO crawler_jobs (id, kind, payload, state, attempts, max_attempts, deferrals, lease_generation,
                           leased_until, scheduled_at, created_at, updated_at, last_error, dedup_key,
-                          manga_id, chapter_id, page_id)
+                          manga_id, chapter_id, page_id, source_id)
 {select}"""
 
 
@@ -138,7 +138,7 @@ SELECT md5('job-{name}-' || k)::uuid, 'sync_chapter_content',
                           'source_chapter_key', 'c-' || ({chapter})),
        '{state}', CASE WHEN '{state}' = 'pending' THEN 0 ELSE 1 END, 5, 0, 0, NULL, t, t, t, {error},
        'sync_chapter_content:' || md5('chapter-' || ({chapter}))::uuid::text,
-       NULL, md5('chapter-' || ({chapter}))::uuid, NULL"""
+       NULL, md5('chapter-' || ({chapter}))::uuid, NULL, 'big'"""
 
 
 _PENDING_JOBS = _job_insert(
@@ -179,7 +179,8 @@ SELECT md5('job-small-' || k)::uuid, 'sync_chapter_content',
        jsonb_build_object('kind', 'sync_chapter_content', 'source_id', 'small',
                           'chapter_id', md5('small-chapter-' || k)::uuid::text, 'source_chapter_key', 's-' || k),
        'pending', 0, 5, 0, 0, NULL, now() - interval '1 minute', now() - interval '1 minute', now(), '',
-       'sync_chapter_content:' || md5('small-chapter-' || k)::uuid::text, NULL, md5('small-chapter-' || k)::uuid, NULL
+       'sync_chapter_content:' || md5('small-chapter-' || k)::uuid::text, NULL, md5('small-chapter-' || k)::uuid, NULL,
+       'small'
   FROM generate_series(0, {SMALL_SOURCE_JOBS} - 1) AS k"""
 )
 
@@ -188,7 +189,7 @@ _ANALYZE_JOBS = _job_insert(
 SELECT md5('job-analyze-' || k)::uuid, 'analyze_page',
        jsonb_build_object('kind', 'analyze_page', 'page_id', md5('page-' || k)::uuid::text, 'force', false),
        'pending', 0, 5, 0, 0, NULL, now() - interval '30 seconds', now() - interval '30 seconds', now(), '',
-       'analyze_page:' || md5('page-' || k)::uuid::text, NULL, NULL, md5('page-' || k)::uuid
+       'analyze_page:' || md5('page-' || k)::uuid::text, NULL, NULL, md5('page-' || k)::uuid, ''
   FROM generate_series(0, {ANALYZE_JOBS} - 1) AS k"""
 )
 

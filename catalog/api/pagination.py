@@ -138,14 +138,16 @@ class SearchPagination(Pagination):
 
 
 class SeekPagination(Pagination):
-    """Page numbers with a capped count, and `next` links that seek (catalog.api.seek).
+    """Capped counts and cursor ("seek") links, for the operator's long lists (dead jobs, job history).
 
-    For the operator's long lists (dead jobs, job history): `?page=N` still
-    jumps by offset, but following `next` carries the last row's keys in
-    `after`, so paging through a million rows costs what page 1 does. The
-    view names its order in `seek_keys`. `count` stops at
-    CATALOG_SEARCH_COUNT_CAP (`count_exact` false past it), so a list of
-    three million jobs is never counted whole.
+    `next` carries the last row's keys in `after` and `previous` the first
+    row's in `before`, so paging through a million rows either way costs
+    what page 1 does; `page` beside a cursor only numbers the page. A page
+    by number alone is an offset walk, served for the first
+    seek.MAX_OFFSET_ROWS rows and a 400 naming `after` past them. The view
+    names its order in `seek_keys`. `count` stops at CATALOG_SEARCH_COUNT_CAP
+    (`count_exact` false past it), so a list of three million jobs is never
+    counted whole.
     """
 
     def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> list[Any] | None:
@@ -153,17 +155,24 @@ class SeekPagination(Pagination):
         self.keys = view.seek_keys
         self.size = self.get_page_size(request)
         self.number = _page_number(request.query_params.get(self.page_query_param, "1"))
+        params = request.query_params
         try:
-            rows, self.has_next = seek.page(
-                queryset, self.keys, number=self.number, size=self.size, cursor=request.query_params.get("after")
+            self.window = seek.page(
+                queryset,
+                self.keys,
+                number=self.number,
+                size=self.size,
+                cursor=params.get("after"),
+                before_cursor=params.get("before"),
             )
         except seek.BadCursor as exc:
-            raise ValidationError({"after": str(exc)}) from exc
-        if not rows and self.number > 1:
+            raise ValidationError({"before" if "before" in params else "after": str(exc)}) from exc
+        except seek.DeepPage as exc:
+            raise ValidationError({self.page_query_param: str(exc)}) from exc
+        if not self.window.rows and self.number > 1:
             raise NotFound("Invalid page.")
         self.count, self.count_exact = seek.capped_count(queryset)
-        self.rows = rows
-        return rows
+        return self.window.rows
 
     def get_paginated_response(self, data: Any) -> Response:
         return Response(
@@ -177,25 +186,51 @@ class SeekPagination(Pagination):
         )
 
     def get_next_link(self) -> str | None:
-        if not self.has_next:
+        if not self.window.has_next or not self.window.rows:
             return None
-        url = replace_query_param(self.request.build_absolute_uri(), self.page_query_param, self.number + 1)
-        return replace_query_param(url, "after", seek.encode(self.rows[-1], self.keys))
+        url = remove_query_param(self.request.build_absolute_uri(), "before")
+        url = replace_query_param(url, self.page_query_param, self.number + 1)
+        return replace_query_param(url, "after", seek.encode(self.window.rows[-1], self.keys))
 
     def get_previous_link(self) -> str | None:
-        if self.number <= 1:
+        if not self.window.has_previous or not self.window.rows:
             return None
         url = remove_query_param(self.request.build_absolute_uri(), "after")
-        return replace_query_param(url, self.page_query_param, self.number - 1)
+        if self.number <= 2:
+            return replace_query_param(remove_query_param(url, "before"), self.page_query_param, 1)
+        url = replace_query_param(url, self.page_query_param, self.number - 1)
+        return replace_query_param(url, "before", seek.encode(self.window.rows[0], self.keys))
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         paginated = super().get_paginated_response_schema(schema)
         paginated["properties"]["count_exact"] = {
             "type": "boolean",
             "description": "False when the list holds more than CATALOG_SEARCH_COUNT_CAP rows: `count` is that "
-            "lower bound. `next` carries a cursor (`after`) that makes any depth as cheap as the first page.",
+            "lower bound. `next` carries a cursor (`after`) and `previous` one (`before`) that make any depth "
+            "as cheap as the first page.",
         }
         return paginated
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        cursor = {"type": "string"}
+        return [
+            *super().get_schema_operation_parameters(view),
+            {
+                "name": "after",
+                "required": False,
+                "in": "query",
+                "description": "Rows after this cursor (from a `next` link). A `page` number without a cursor "
+                f"reaches the first {seek.MAX_OFFSET_ROWS:,} rows only (400 past them).",
+                "schema": cursor,
+            },
+            {
+                "name": "before",
+                "required": False,
+                "in": "query",
+                "description": "Rows before this cursor (from a `previous` link).",
+                "schema": cursor,
+            },
+        ]
 
 
 def _page_number(raw: str) -> int:

@@ -7,7 +7,10 @@ as cheap at any depth as the first page. The OPDS feeds seek by title the
 same way (reader.library.TitleCursor).
 
 `keys` name the ordering, most significant first, each with its direction,
-and end in a unique field (the primary key) so no two rows tie.
+and end in a unique field (the primary key) so no two rows tie. A page asked
+by number alone is an OFFSET walk, allowed for the first MAX_OFFSET_ROWS rows
+only (DeepPage past them): deeper pages go by cursor, `after` the last row of
+the page before or `before` the first row of the page after.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import base64
 import binascii
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -24,9 +28,25 @@ from django.db.models import Model, Q, QuerySet
 
 Key = tuple[str, bool]  # (field name, descending)
 
+# A page by number walks and drops every row before it: past this many rows it is refused (go by cursor).
+MAX_OFFSET_ROWS = 2_000
+
 
 class BadCursor(ValueError):
     """A cursor this server did not write (or for another list)."""
+
+
+class DeepPage(ValueError):
+    """A page number past MAX_OFFSET_ROWS rows with no cursor: the message says which cursor to follow."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """One page's rows, and whether there are rows after and before it."""
+
+    rows: list[Any]
+    has_next: bool
+    has_previous: bool
 
 
 def order_of(keys: Sequence[Key]) -> list[str]:
@@ -66,6 +86,15 @@ def after(keys: Sequence[Key], values: Sequence[Any]) -> Q:
     return bound & later
 
 
+def before(keys: Sequence[Key], values: Sequence[Any]) -> Q:
+    """Rows strictly before `values` in the `keys` order: `after` in the reversed order."""
+    return after(reversed_keys(keys), values)
+
+
+def reversed_keys(keys: Sequence[Key]) -> list[Key]:
+    return [(name, not descending) for name, descending in keys]
+
+
 def capped_count(queryset: QuerySet[Any], cap: int | None = None) -> tuple[int, bool]:
     """(rows, exact): rows counted up to `cap` (CATALOG_SEARCH_COUNT_CAP): past it a lower bound, and exact False."""
     cap = settings.CATALOG_SEARCH_COUNT_CAP if cap is None else cap
@@ -77,13 +106,38 @@ def capped_count(queryset: QuerySet[Any], cap: int | None = None) -> tuple[int, 
 
 
 def page(
-    queryset: QuerySet[Any], keys: Sequence[Key], *, number: int, size: int, cursor: str | None
-) -> tuple[list[Any], bool]:
-    """(rows, has_next) of page `number`: sought from `cursor` when given, else by offset. `queryset` is ordered by `keys`."""
+    queryset: QuerySet[Any],
+    keys: Sequence[Key],
+    *,
+    number: int,
+    size: int,
+    cursor: str | None = None,
+    before_cursor: str | None = None,
+    cursor_name: str = "after",
+) -> Window:
+    """Page `number` of `queryset` (ordered by `keys`): sought `after` `cursor` or before `before_cursor` when given.
+
+    Without a cursor the page is an OFFSET walk, refused with DeepPage past
+    MAX_OFFSET_ROWS rows (its message names `cursor_name`, the parameter to
+    follow instead); a page past the end is simply empty.
+    """
+    model = queryset.model
+    if cursor is not None and before_cursor is not None:
+        raise BadCursor("give one cursor: `after` pages forward, `before` pages back")
     if cursor is not None:
-        sought = queryset.filter(after(keys, decode(cursor, queryset.model, keys)))
-        rows = list(sought[: size + 1])
-    else:
-        bottom = (number - 1) * size
-        rows = list(queryset[bottom : bottom + size + 1])
-    return rows[:size], len(rows) > size
+        rows = list(queryset.filter(after(keys, decode(cursor, model, keys)))[: size + 1])
+        return Window(rows[:size], has_next=len(rows) > size, has_previous=True)
+    if before_cursor is not None:
+        backward = queryset.filter(before(keys, decode(before_cursor, model, keys))).order_by(
+            *order_of(reversed_keys(keys))
+        )
+        rows = list(backward[: size + 1])
+        return Window(rows[:size][::-1], has_next=True, has_previous=len(rows) > size)
+    bottom = (number - 1) * size
+    if bottom > MAX_OFFSET_ROWS:
+        raise DeepPage(
+            f"page {number} of {size} rows would skip {bottom:,} rows; a page number reaches the first "
+            f"{MAX_OFFSET_ROWS:,} rows only: follow the list's next link (its `{cursor_name}` cursor) to go deeper"
+        )
+    rows = list(queryset[bottom : bottom + size + 1])
+    return Window(rows[:size], has_next=len(rows) > size, has_previous=number > 1)

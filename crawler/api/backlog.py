@@ -2,7 +2,10 @@
 
 Counts stop at CATALOG_SEARCH_COUNT_CAP (`count_exact` says so); each list's
 `next_after` is the cursor of its next page (`?after=` for the jobs,
-`?covers_after=` for the covers), which costs what page 1 does at any depth.
+`?covers_after=` for the covers) and `previous_before` that of the page
+before (`?before=`, `?covers_before=`), each costing what page 1 does at any
+depth. `page` alone is an offset walk, refused past seek.MAX_OFFSET_ROWS rows
+with a 400 naming the cursor to follow.
 """
 
 from __future__ import annotations
@@ -21,16 +24,30 @@ from crawler.api.base import AdminAPIView
 from crawler.control import backlog
 
 
-def _page(
-    queryset: QuerySet, keys: Any, page: int, page_size: int, cursor: str | None, serializer: Any
-) -> dict[str, Any]:
-    """One page (sought from `cursor` when given) with a capped count and the cursor of the page after it."""
-    rows, has_next = seek.page(queryset, keys, number=page, size=page_size, cursor=cursor)
+def _page(queryset: QuerySet, keys: Any, data: dict[str, Any], prefix: str, serializer: Any) -> dict[str, Any]:
+    """One list's page (sought from its `{prefix}after`/`{prefix}before` cursor) with a capped count and its cursors."""
+    after, before = f"{prefix}after", f"{prefix}before"
+    try:
+        window = seek.page(
+            queryset,
+            keys,
+            number=data["page"],
+            size=data["page_size"],
+            cursor=data.get(after),
+            before_cursor=data.get(before),
+            cursor_name=after,
+        )
+    except seek.BadCursor as exc:
+        raise ValidationError({before if data.get(before) else after: str(exc)}) from exc
+    except seek.DeepPage as exc:
+        raise ValidationError({"page": str(exc)}) from exc
     count, exact = seek.capped_count(queryset)
+    rows = window.rows
     return {
         "count": count,
         "count_exact": exact,
-        "next_after": seek.encode(rows[-1], keys) if has_next else None,
+        "next_after": seek.encode(rows[-1], keys) if window.has_next and rows else None,
+        "previous_before": seek.encode(rows[0], keys) if window.has_previous and rows else None,
         "results": serializer(rows, many=True).data,
     }
 
@@ -46,17 +63,9 @@ class BacklogView(AdminAPIView):
         params = s.BacklogQuery(data=request.query_params)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        q, page, size = data.get("q"), data["page"], data["page_size"]
-        try:
-            jobs = _page(backlog.active_jobs(q), backlog.LEASE_ORDER, page, size, data.get("after"), s.JobRowSerializer)
-            covers = _page(
-                backlog.missing_covers(q),
-                backlog.RECENT_FIRST,
-                page,
-                size,
-                data.get("covers_after"),
-                s.MissingCoverSerializer,
-            )
-        except seek.BadCursor as exc:
-            raise ValidationError({"after": str(exc)}) from exc
-        return Response({"page": page, "page_size": size, "active_jobs": jobs, "missing_covers": covers})
+        q = data.get("q")
+        jobs = _page(backlog.active_jobs(q), backlog.LEASE_ORDER, data, "", s.JobRowSerializer)
+        covers = _page(backlog.missing_covers(q), backlog.RECENT_FIRST, data, "covers_", s.MissingCoverSerializer)
+        return Response(
+            {"page": data["page"], "page_size": data["page_size"], "active_jobs": jobs, "missing_covers": covers}
+        )

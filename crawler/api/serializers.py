@@ -14,6 +14,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.api.pagination import MAX_PAGE
+from catalog.api.seek import MAX_OFFSET_ROWS
+from catalog.disk import parse_floor
 from catalog.models import Chapter, Manga, Source
 from crawler.control import actions, backlog
 from jobs import kinds
@@ -105,16 +107,45 @@ class HistoryQuery(JobListQuery):
     kind = serializers.ChoiceField(choices=list(kinds.names()), required=False)
 
 
+def _cursor(rows: str, direction: str, link: str) -> serializers.CharField:
+    return serializers.CharField(
+        required=False, max_length=500, help_text=f"{rows} {direction} this cursor (`{link}` of a page)."
+    )
+
+
 class BacklogQuery(JobListQuery):
     # Bounded so the OFFSET it becomes fits the database's bigint (a bigger page is a 400, not a 500).
-    page = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=1)
+    page = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_PAGE,
+        default=1,
+        help_text="Page of both lists. Beside a list's cursor it only numbers the page; a list without its own "
+        f"cursor is paged by number, up to its first {MAX_OFFSET_ROWS:,} rows (a 400 naming the cursor to "
+        "follow past them).",
+    )
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=100, default=50)
-    after = serializers.CharField(
-        required=False, max_length=500, help_text="Active jobs after this cursor (`next_after` of a page)."
+    after = _cursor("Active jobs", "after", "next_after")
+    before = _cursor("Active jobs", "before", "previous_before")
+    covers_after = _cursor("Missing covers", "after", "next_after")
+    covers_before = _cursor("Missing covers", "before", "previous_before")
+
+
+class DiskFloorInput(serializers.Serializer):
+    floor = serializers.CharField(
+        allow_null=True,
+        max_length=50,
+        help_text="Free space page downloads keep, as CRAWLER_MIN_FREE_DISK takes it (5GiB, 500MB, 5%, 0 for "
+        "none); null returns to CRAWLER_MIN_FREE_DISK.",
     )
-    covers_after = serializers.CharField(
-        required=False, max_length=500, help_text="Missing covers after this cursor (`next_after` of a page)."
-    )
+
+    def validate_floor(self, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parse_floor(value)
+            except ValueError as exc:
+                raise serializers.ValidationError(str(exc)) from exc
+        return value
 
 
 # --- outputs -------------------------------------------------------------------------
@@ -196,6 +227,7 @@ class ListPageSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="Rows, counted up to CATALOG_SEARCH_COUNT_CAP.")
     count_exact = serializers.BooleanField(help_text="False when `count` is that cap (a lower bound).")
     next_after = serializers.CharField(allow_null=True, help_text="Cursor of the next page, null on the last.")
+    previous_before = serializers.CharField(allow_null=True, help_text="Cursor of the page before, null on the first.")
 
 
 class ActiveJobsPageSerializer(ListPageSerializer):
@@ -215,3 +247,11 @@ class BacklogSerializer(serializers.Serializer):
 
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
+
+
+class DiskFloorSerializer(serializers.Serializer):
+    floor = serializers.CharField(help_text="The floor in force.")
+    set_by = serializers.CharField(help_text="CRAWLER_MIN_FREE_DISK, or the operator's floor.")
+    downloads_paused = serializers.CharField(
+        allow_null=True, help_text="Why page downloads are paused as this server sees the storage, or null."
+    )

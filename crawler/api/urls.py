@@ -18,6 +18,7 @@ from crawler.api.control import (
 )
 from crawler.api.dead_jobs import DeadJobsView, HistoryView
 from crawler.api.status import StatusView
+from crawler.api.storage import DiskFloorView
 from crawler.dashboard.stream import status_stream
 
 app_name = "crawler-api"
@@ -33,5 +34,6 @@ urlpatterns = [
     path("dead-jobs/", DeadJobsView.as_view(), name="dead-jobs"),
     path("history/", HistoryView.as_view(), name="history"),
     path("backlog/", BacklogView.as_view(), name="backlog"),
+    path("disk-floor/", DiskFloorView.as_view(), name="disk-floor"),
     *routes.registered(),
 ]

@@ -1,7 +1,9 @@
 """Switching a source's download policy (crawler.download_policy), for the CLI, the admin and the API alike.
 
-`followed` → `all` queues every chapter not downloaded yet, lowest chapter
-number first; `all` → `followed` withdraws the pending downloads of mangas
+`followed` → `all` queues one `enqueue_downloads` job, which queues every
+chapter not downloaded yet, lowest chapter number first, in batches and
+resumably (crawler.passes.download_backfill): a million chapters never ride
+on the operator's request. `all` → `followed` withdraws the pending downloads of mangas
 nobody bookmarked (their chapters go back to `new`: not wanted) and queues
 nothing more for them. Stored pages stay either way: a policy decides what is
 fetched next, never what is deleted.
@@ -19,13 +21,13 @@ from catalog.models import Chapter, Source
 from crawler import download_policy
 from crawler.control import audit
 from crawler.control.errors import ControlError
-from crawler.passes.chapters import enqueue_chapter_content
-from crawler.payloads import SyncChapterContent
-from jobs import housekeeping
+from crawler.passes import download_backfill
+from crawler.payloads import EnqueueDownloads, SyncChapterContent
+from jobs import housekeeping, queue
 from jobs.models import Job
 
-# Chapters handed to the queue per batch when a source switches to `all`.
-ENQUEUE_BATCH = 5000
+# Withdrawn chapters marked `new` per statement when a source switches to `followed`.
+WITHDRAW_BATCH = 5000
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,17 @@ class PolicySwitch:
     source_id: str
     before: str
     after: str
-    enqueued: int
     withdrawn: int
+    # The `enqueue_downloads` job that queues the chapters of a switch to `all` (None for any other switch).
+    enqueue_job: str | None = None
+
+    def describe(self) -> str:
+        """One line for the operator: what the switch did."""
+        if self.enqueue_job:
+            done = f"job {self.enqueue_job} queues the chapters not downloaded yet, lowest number first"
+        else:
+            done = f"withdrew {self.withdrawn} pending download(s)"
+        return f"{self.source_id}: download {self.before} -> {self.after}; {done}"
 
 
 def set_download_policy(*, actor: Any, source_id: str, policy: str) -> PolicySwitch:
@@ -57,36 +68,28 @@ def set_download_policy(*, actor: Any, source_id: str, policy: str) -> PolicySwi
             "set_download_policy",
             scope="source",
             target_id=source.id,
-            detail={"before": before, "after": policy, "enqueued": switch.enqueued, "withdrawn": switch.withdrawn},
+            detail={
+                "before": before,
+                "after": policy,
+                "enqueue_job": switch.enqueue_job,
+                "withdrawn": switch.withdrawn,
+            },
         )
     return switch
 
 
 def apply_switch(source: Source, before: str, after: str) -> PolicySwitch:
-    """Queue or withdraw downloads for a source whose policy went from `before` to `after` (already stored)."""
-    enqueued = withdrawn = 0
-    chapters = Chapter.objects.filter(source=source)
+    """Queue the job that queues downloads, or withdraw them, for a source whose policy went from `before` to `after`.
+
+    The job queues the chapters and audits how many; `enqueue_job` names it.
+    """
     if before != after and after == download_policy.ALL:
-        enqueued = enqueue_waiting(chapters)
-    elif before != after and after == download_policy.FOLLOWED:
-        withdrawn = withdraw_unfollowed(chapters)
-    return PolicySwitch(source.id, before, after, enqueued, withdrawn)
-
-
-def enqueue_waiting(chapters: Any) -> int:
-    """Queue the live chapters never downloaded (`new`, or `queued` without a job), in batches; how many inserted."""
-    waiting = (
-        chapters.filter(dropped_at__isnull=True, sync_state__in=[Chapter.SyncState.NEW, Chapter.SyncState.QUEUED])
-        .order_by("manga_id", "number", "created_at")
-        .iterator(chunk_size=ENQUEUE_BATCH)
-    )
-    inserted, batch = 0, []
-    for chapter in waiting:
-        batch.append(chapter)
-        if len(batch) == ENQUEUE_BATCH:
-            inserted += enqueue_chapter_content(batch)
-            batch = []
-    return inserted + enqueue_chapter_content(batch)
+        job = queue.enqueue(EnqueueDownloads(source_id=source.id, switch=download_backfill.start_switch(source.id)))
+        return PolicySwitch(source.id, before, after, 0, enqueue_job=str(job.id))
+    withdrawn = 0
+    if before != after and after == download_policy.FOLLOWED:
+        withdrawn = withdraw_unfollowed(Chapter.objects.filter(source=source))
+    return PolicySwitch(source.id, before, after, withdrawn)
 
 
 def withdraw_unfollowed(chapters: Any) -> int:
@@ -94,8 +97,8 @@ def withdraw_unfollowed(chapters: Any) -> int:
     unwanted = download_policy.not_followed(chapters).values("id")
     jobs = Job.objects.filter(kind=SyncChapterContent.kind, chapter_id__in=unwanted)
     withdrawn = housekeeping.withdraw_pending(jobs)
-    for start in range(0, len(withdrawn), ENQUEUE_BATCH):  # bounded statements: a big site withdraws a million
+    for start in range(0, len(withdrawn), WITHDRAW_BATCH):  # bounded statements: a big site withdraws a million
         Chapter.objects.filter(
-            id__in=withdrawn[start : start + ENQUEUE_BATCH], sync_state=Chapter.SyncState.QUEUED
+            id__in=withdrawn[start : start + WITHDRAW_BATCH], sync_state=Chapter.SyncState.QUEUED
         ).update(sync_state=Chapter.SyncState.NEW, updated_at=timezone.now())
     return len(withdrawn)

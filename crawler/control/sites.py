@@ -111,7 +111,7 @@ def update_settings(*, actor: Any, source: Source, settings: Any) -> Source:
         source.save(update_fields=["settings", "updated_at"])
         # A changed `download` policy queues or withdraws downloads as the download_policy command does.
         switch = downloads.apply_switch(source, policy_before, download_policy.policy_of(source))
-        detail = {"settings": settings, "enqueued": switch.enqueued, "withdrawn": switch.withdrawn}
+        detail = {"settings": settings, "enqueue_job": switch.enqueue_job, "withdrawn": switch.withdrawn}
         audit.record(actor, "edit_source_settings", scope="source", target_id=source.id, detail=detail)
     return source
 

@@ -31,6 +31,7 @@ from crawler.control.source_states import source_states
 from crawler.dashboard.source_forms import SettingsForm, SiteDetailsForm, SiteUrlForm
 from crawler.errors import CrawlerError
 from crawler.sources.discover import SiteUnreadable, probe_site
+from crawler.status.compose import downloads_paused
 
 View = Callable[..., HttpResponse]
 
@@ -53,7 +54,8 @@ def _render(request: HttpRequest, template: str, title: str, **context: Any) -> 
 
 @operator_required
 def source_list(request: HttpRequest) -> HttpResponse:
-    return _render(request, "crawler/sources.html", "Sources", states=source_states(), url_form=SiteUrlForm())
+    states, paused = source_states(), downloads_paused()
+    return _render(request, "crawler/sources.html", "Sources", states=states, url_form=SiteUrlForm(), paused=paused)
 
 
 @operator_required

@@ -164,6 +164,15 @@ def storage_status(live_workers: list[dict[str, Any]]) -> dict[str, Any]:
     return {"downloads_paused": reason is not None, "reason": reason}
 
 
+def downloads_paused(now: datetime | None = None) -> str | None:
+    """`storage_status`'s reason for a page without the live workers at hand (the Sources page): one query."""
+    now = now or timezone.now()
+    reports = WorkerStatus.objects.filter(stopped_at__isnull=True, heartbeat_at__gte=now - GONE_AFTER).values_list(
+        "flags__storage_paused", flat=True
+    )
+    return disk_guard.storage_paused() or next((reason for reason in reports if reason), None)
+
+
 def _worker_entry(row: WorkerStatus, now: datetime) -> dict[str, Any]:
     return {
         "id": str(row.id),

@@ -21,6 +21,7 @@ from django.utils import timezone
 from catalog import disk
 from catalog.models import Chapter, Page, Source
 from crawler import download_policy
+from crawler.passes import disk_guard
 
 CACHE_KEY = "crawler:source-stats"
 
@@ -87,7 +88,20 @@ def source_stats() -> dict[str, Any]:
     }
     if settings.STORAGE_BACKEND == "filesystem":
         space = disk.media_space(str(settings.MEDIA_ROOT))
-        floor = settings.CRAWLER_MIN_FREE_DISK.of(space.total)
-        stats["disk"] = {"free_bytes": space.free, "total_bytes": space.total, "floor_bytes": floor}
+        floor, set_by = disk_guard.current_floor()
+        stats["disk"] = {
+            "free_bytes": space.free,
+            "total_bytes": space.total,
+            "floor_bytes": floor.of(space.total),
+            "floor_set_by": set_by,
+        }
+    elif settings.CRAWLER_S3_QUOTA:
+        quota, (floor, set_by) = settings.CRAWLER_S3_QUOTA, disk_guard.current_floor()
+        stats["s3_quota"] = {
+            "quota_bytes": quota,
+            "stored_bytes": sum(stored.values()),
+            "floor_bytes": floor.of(quota),
+            "floor_set_by": set_by,
+        }
     cache.set(CACHE_KEY, stats, settings.CRAWLER_SOURCE_STATS_SECS)
     return stats

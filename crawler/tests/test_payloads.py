@@ -6,7 +6,14 @@ import uuid
 import pytest
 
 from analysis.payloads import AnalyzePage
-from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
+from crawler.payloads import (
+    EnqueueDownloads,
+    MetadataPass,
+    Reconcile,
+    SyncChapterContent,
+    SyncChapterList,
+    SyncManga,
+)
 from jobs import kinds
 from jobs.payloads import PayloadError, decode
 
@@ -61,6 +68,7 @@ def test_sync_manga_payload_without_url_is_refused_naming_the_field():
         AnalyzePage(page_id=PAGE),
         MetadataPass(source_id="s"),
         Reconcile(source_id="s"),
+        EnqueueDownloads(source_id="s"),
     ],
     ids=lambda p: p.kind,
 )
@@ -76,6 +84,7 @@ def test_every_kind_has_a_payload_class():
         "analyze_page",
         "metadata_pass",
         "reconcile",
+        "enqueue_downloads",
     }
 
 

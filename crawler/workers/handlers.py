@@ -16,14 +16,23 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from catalog.models import Chapter, Manga, MangaSource, Source
+from crawler.control import audit
 from crawler.errors import CrawlerError, SourceConfigError
 from crawler.passes.chapter_download import download_chapter
 from crawler.passes.chapters import sync_chapters
 from crawler.passes.disk_guard import ensure_room_for_pages
+from crawler.passes.download_backfill import run_backfill
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.passes.pipeline import process_manga_ref
 from crawler.passes.reconcile import run_reconcile
-from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent, SyncChapterList, SyncManga
+from crawler.payloads import (
+    EnqueueDownloads,
+    MetadataPass,
+    Reconcile,
+    SyncChapterContent,
+    SyncChapterList,
+    SyncManga,
+)
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
 from crawler.sources.factory import get_source
@@ -151,10 +160,20 @@ def handle_reconcile(payload: Reconcile, ctx: JobContext) -> None:
         ctx.status.set_phase(phases.idle())
 
 
+def handle_enqueue_downloads(payload: EnqueueDownloads, ctx: JobContext) -> None:
+    queued = run_backfill(payload.source_id, payload.switch, cancel=ctx.cancel)
+    if queued is None:
+        logger.info("enqueue_downloads: source %s is no longer 'all', or switched again; stopped", payload.source_id)
+        return
+    detail = {"enqueued": queued}
+    audit.record(None, "enqueue_downloads", scope="source", target_id=payload.source_id, detail=detail)
+
+
 CRAWL_KINDS: tuple[Kind, ...] = (
     Kind(SyncManga, handle_sync_manga, role="crawl"),
     Kind(SyncChapterList, handle_sync_chapter_list, role="crawl"),
     Kind(SyncChapterContent, handle_sync_chapter_content, role="crawl"),
     Kind(MetadataPass, handle_metadata_pass, role="crawl"),
     Kind(Reconcile, handle_reconcile, role="crawl"),
+    Kind(EnqueueDownloads, handle_enqueue_downloads, role="crawl"),
 )

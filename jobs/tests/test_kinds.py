@@ -39,6 +39,7 @@ def test_the_apps_register_their_kinds_for_their_roles():
         "sync_chapter_content",
         "metadata_pass",
         "reconcile",
+        "enqueue_downloads",
     }
     assert set(kinds.for_role("analyze")) == {"analyze_page"}
 

@@ -70,6 +70,8 @@ def test_valid_values_are_read_from_the_environment(tmp_path):
         ("DATABASE_DIRECT_URL", "mysql://u@db/lib"),
         ("LIBRARY_PUBLIC_READ", "ture"),
         ("API_THROTTLE_LOGIN", "10 per minute"),
+        ("CRAWLER_S3_QUOTA", "5%"),
+        ("CRAWLER_S3_QUOTA", "plenty"),
     ],
 )
 def test_a_bad_value_fails_at_start_up_naming_the_variable(tmp_path, variable, value):

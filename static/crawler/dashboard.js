@@ -230,7 +230,12 @@
     var space = stats && stats.disk;
     if (space) {
       text += " Disk: " + bytes(space.free_bytes) + " free of " + bytes(space.total_bytes) +
-        "; page downloads pause under " + bytes(space.floor_bytes) + " (CRAWLER_MIN_FREE_DISK).";
+        "; page downloads pause under " + bytes(space.floor_bytes) + " (" + (space.floor_set_by || "CRAWLER_MIN_FREE_DISK") + ").";
+    }
+    var quota = stats && stats.s3_quota;
+    if (quota) {
+      text += " S3: " + bytes(quota.stored_bytes) + " stored of CRAWLER_S3_QUOTA " + bytes(quota.quota_bytes) +
+        "; page downloads pause when less than " + bytes(quota.floor_bytes) + " is left (" + quota.floor_set_by + ").";
     }
     $("cd-sources-counted").textContent = text;
   }

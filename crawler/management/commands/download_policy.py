@@ -2,8 +2,8 @@
 
 Without a policy it prints the current one and the source's chapters by
 download state. Switching goes through `crawler.control.downloads` (audited):
-to `all` queues every chapter not downloaded yet, to `followed` withdraws the
-pending downloads of mangas nobody bookmarked.
+to `all` queues the job that queues every chapter not downloaded yet, to
+`followed` withdraws the pending downloads of mangas nobody bookmarked.
 """
 
 from __future__ import annotations
@@ -41,7 +41,4 @@ class Command(BaseCommand):
             switch = set_download_policy(actor=None, source_id=source_id, policy=policy)
         except (ControlError, SourceSettingsError) as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(
-            f"{source_id}: download {switch.before} -> {switch.after}; "
-            f"queued {switch.enqueued} chapter(s), withdrew {switch.withdrawn} pending download(s)"
-        )
+        self.stdout.write(switch.describe())

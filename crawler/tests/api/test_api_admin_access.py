@@ -41,6 +41,7 @@ def _body(route: str, world: dict[str, Any]) -> dict[str, Any] | None:
         "session/": {"phpsessid": "abc123-DEF,456"},
         "requeue/": {"scope": "job", "target": str(world["dead"].id)},
         "force-analyze/": {"page": str(world["page"].id)},
+        "disk-floor/": {"floor": "0"},
     }.get(route)
 
 
@@ -56,6 +57,7 @@ ROUTES = [
     ("post", "session/", 200),
     ("post", "requeue/", 200),
     ("post", "force-analyze/", 202),
+    ("post", "disk-floor/", 200),
 ]
 ROUTE_IDS = [f"{m.upper()} {r or '(status)'}" for m, r, _ in ROUTES]
 

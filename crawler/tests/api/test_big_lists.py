@@ -85,6 +85,62 @@ def test_a_cursor_this_server_did_not_write_is_a_400(client, tied_history, route
 
 
 @pytest.mark.sqlite_ok
+def test_history_previous_links_seek_back_to_the_first_page_through_ties(client, tied_history):
+    pages, response = [], client.get(BASE + "history/", {"page_size": 5})
+    while True:
+        body = response.json()
+        pages.append([row["id"] for row in body["results"]])
+        if not body["next"]:
+            break
+        response = client.get(body["next"])
+    assert [len(page) for page in pages] == [5, 5, 2]
+    back = [pages[-1]]
+    while body["previous"]:
+        assert "before=" in body["previous"] or "page=1" in body["previous"]
+        body = client.get(body["previous"]).json()
+        back.append([row["id"] for row in body["results"]])
+    assert back[1:] == pages[-2::-1]  # the same pages, the same rows, in order, back to page 1
+    assert body["previous"] is None
+
+
+@pytest.mark.sqlite_ok
+def test_backlog_previous_before_cursor_returns_the_page_before(client, tied_history):
+    first = client.get(BASE + "backlog/", {"page_size": 4}).json()["active_jobs"]
+    assert first["previous_before"] is None
+    second = client.get(BASE + "backlog/", {"page_size": 4, "page": 2, "after": first["next_after"]}).json()
+    third = client.get(
+        BASE + "backlog/", {"page_size": 4, "page": 3, "after": second["active_jobs"]["next_after"]}
+    ).json()
+    again = client.get(
+        BASE + "backlog/", {"page_size": 4, "page": 2, "before": third["active_jobs"]["previous_before"]}
+    ).json()
+    assert again["active_jobs"]["results"] == second["active_jobs"]["results"]
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize(("route", "cursor"), [("history/", "after"), ("dead-jobs/", "after"), ("backlog/", "after")])
+def test_a_deep_page_by_number_is_a_400_naming_the_cursor_to_follow(client, tied_history, route, cursor, monkeypatch):
+    from catalog.api import seek
+
+    monkeypatch.setattr(seek, "MAX_OFFSET_ROWS", 5)
+    shallow = client.get(BASE + route, {"page_size": 5, "page": 2})
+    assert shallow.status_code in (200, 404)  # within the bound: an offset page (dead-jobs/ has none to show)
+    deep = client.get(BASE + route, {"page_size": 5, "page": 3})
+    assert deep.status_code == 400
+    assert f"`{cursor}` cursor" in str(deep.json()["page"])
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize(
+    ("route", "param"), [("history/", "before"), ("backlog/", "before"), ("backlog/", "covers_before")]
+)
+def test_a_bad_before_cursor_is_a_400_naming_it(client, tied_history, route, param):
+    response = client.get(BASE + route, {param: "bm90IGEgY3Vyc29y"})
+    assert response.status_code == 400
+    assert "cursor" in str(response.json()[param])
+
+
+@pytest.mark.sqlite_ok
 def test_search_finds_sync_manga_by_payload_title_and_others_by_manga_title(client, db):
     src = f.source("demo")
     kept = f.manga("Vinland Saga", src=src)
@@ -150,3 +206,20 @@ def test_job_admin_pages_50_rows_each_linked_and_selectable_in_a_fixed_number_of
     with CaptureQueriesContext(connection) as queries:
         assert admin_client.get("/admin/jobs/job/").status_code == 200
     assert len(queries) == few  # rows cost no query each
+
+
+@pytest.mark.sqlite_ok
+def test_the_schema_documents_both_cursors_and_the_page_number_bound(tmp_path):
+    import yaml
+    from django.core.management import call_command
+
+    out = tmp_path / "schema.yaml"
+    call_command("spectacular", "--file", str(out))
+    schema = yaml.safe_load(out.read_text())
+    for route in ("history/", "dead-jobs/", "backlog/"):
+        params = {p["name"]: p for p in schema["paths"][BASE + route]["get"]["parameters"]}
+        assert {"after", "before", "page"} <= set(params), route
+        documented = params["after"].get("description", "") + params["page"].get("description", "")
+        assert "2,000" in documented, route  # the 400 past the offset bound is documented
+    backlog_page = schema["components"]["schemas"]["ActiveJobsPage"]["properties"]
+    assert {"next_after", "previous_before"} <= set(backlog_page)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import subprocess
 
 import pytest
 
@@ -103,3 +104,88 @@ def test_floor_above_free_space_pauses_downloads_with_nothing_failed_and_a_lower
     assert Page.objects.count() == 6
     assert set(Chapter.objects.values_list("sync_state", flat=True)) == {"done"}
     assert not Job.objects.filter(state__in=["dead", "failed"]).exists()
+
+
+def _disk_floor(manage_cmd, child_env, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*manage_cmd, "disk_floor", *args], env=child_env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.process
+@pytest.mark.django_db(transaction=True)
+def test_an_operator_lowering_the_floor_resumes_the_running_worker_and_raising_it_pauses_it_again(
+    demo_site_factory, workers, settings, manage_cmd, child_env
+):
+    from catalog.models import Page
+    from crawler.models import AuditEvent
+    from jobs.models import Job
+    from testsupport.worker_processes import demo_downloads_queued, storage_paused_flag, wait_until
+
+    settings.ANALYSIS_ENABLED = False
+    content = demo_downloads_queued(demo_site_factory)
+
+    def paused_flag():
+        return storage_paused_flag(worker.pid)
+
+    worker = workers.start(CRAWLER_MIN_FREE_DISK="100%")  # every disk has less free space than its size
+    assert "under CRAWLER_MIN_FREE_DISK (100%" in wait_until(paused_flag, what="the worker to pause downloads")
+    assert list(content.values_list("state", "attempts")) == [("pending", 0), ("pending", 0)]
+
+    lowered = _disk_floor(manage_cmd, child_env, "0")
+    assert lowered.returncode == 0, lowered.stderr
+    assert "disk floor 0 B (set by the operator's floor" in lowered.stdout and "page downloads run" in lowered.stdout
+    # The same process, never restarted, downloads everything once it rereads the floor.
+    wait_until(lambda: set(content.values_list("state", flat=True)) == {"done"}, 120, what="the downloads")
+    assert set(content.values_list("attempts", flat=True)) == {1}
+    assert Page.objects.count() == 6
+    assert not Job.objects.filter(state__in=["dead", "failed"]).exists()
+    assert "resuming page downloads" in worker.log()
+    wait_until(lambda: not paused_flag(), what="the worker's paused flag to clear")
+
+    raised = _disk_floor(manage_cmd, child_env, "100%")
+    assert raised.returncode == 0, raised.stderr
+    assert "under the operator's floor (manage.py disk_floor) (100%" in raised.stdout
+    reason = wait_until(paused_flag, what="the worker to pause again")
+    assert "the operator's floor (manage.py disk_floor)" in reason
+    assert worker.process.poll() is None and worker.terminate() == 0
+    audited = AuditEvent.objects.filter(action="set_disk_floor").order_by("created_at")
+    assert list(audited.values_list("detail__after", flat=True)) == ["0", "100%"]
+
+
+@pytest.mark.django_db
+def test_a_floor_that_is_not_a_size_is_refused_and_changes_nothing(manage_cmd, child_env):
+    from crawler.models import AuditEvent, CrawlerState
+
+    refused = _disk_floor(manage_cmd, child_env, "five gigs")
+    assert refused.returncode != 0
+    assert "'five gigs' is not a size: write bytes with a unit (5GiB, 500MB) or a share (5%)" in refused.stderr
+    both = _disk_floor(manage_cmd, child_env, "5GiB", "--clear")
+    assert both.returncode != 0 and "a floor or --clear, not both" in both.stderr
+    assert not CrawlerState.objects.filter(key__startswith="storage:").exists()
+    assert not AuditEvent.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_operator_sets_and_clears_the_floor_over_the_api_and_a_bad_one_changes_nothing(operator, settings):
+    from crawler.models import AuditEvent
+    from crawler.passes.disk_guard import current_floor
+    from testsupport import api_factories as f
+
+    settings.CRAWLER_MIN_FREE_DISK = Floor()
+    client = f.api_client(operator)
+    url = "/api/v1/admin/crawler/disk-floor/"
+    paused = f.post_json(client, url, {"floor": "100%"})
+    assert paused.status_code == 200, paused.json()
+    body = paused.json()
+    assert (body["floor"], body["set_by"]) == ("100%", "the operator's floor (manage.py disk_floor)")
+    assert "page downloads paused" in body["downloads_paused"]
+
+    refused = f.post_json(client, url, {"floor": "lots"})
+    assert refused.status_code == 400
+    assert "'lots' is not a size" in str(refused.json()["floor"])
+    assert current_floor() == (Floor(percent=100.0), "the operator's floor (manage.py disk_floor)")
+
+    cleared = f.post_json(client, url, {"floor": None}).json()
+    assert (cleared["floor"], cleared["set_by"], cleared["downloads_paused"]) == ("0 B", "CRAWLER_MIN_FREE_DISK", None)
+    audited = AuditEvent.objects.filter(action="set_disk_floor").order_by("created_at")
+    assert list(audited.values_list("detail__after", flat=True)) == ["100%", None]
+    assert set(audited.values_list("actor", flat=True)) == {operator.id}

@@ -14,6 +14,7 @@ from crawler.control.downloads import set_download_policy
 from crawler.control.errors import ControlError
 from crawler.models import AuditEvent
 from crawler.passes.chapters import sync_chapters
+from crawler.passes.download_backfill import cursor_key, run_backfill
 from crawler.sources.base import SourceChapter
 from crawler.status.source_stats import chapter_downloads, download_state
 from jobs.models import Job
@@ -108,7 +109,13 @@ def test_switch_to_all_queues_the_rest_in_chapter_order_and_back_withdraws_unfol
     synced(shelf, "Other", "3", "1", "2")
 
     switch = set_download_policy(actor=operator, source_id="shelf", policy="all")
-    assert (switch.before, switch.after, switch.enqueued) == ("followed", "all", 3)
+    assert (switch.before, switch.after) == ("followed", "all")
+    assert content_jobs() == {"Kept"}  # the request queued one job, not the chapters
+    job = Job.objects.get(kind="enqueue_downloads", state="pending")
+    assert (
+        str(job.id) == switch.enqueue_job == AuditEvent.objects.get(action="set_download_policy").detail["enqueue_job"]
+    )
+    assert run_backfill("shelf") == 3
     leased = lease([CONTENT], 10, timedelta(minutes=1))
     order = [(c.manga.title, c.number) for c in (Chapter.objects.get(id=lz.payload.chapter_id) for lz in leased)]
     # Kept's chapter was queued by its bookmark; the switch queued Other's, lowest number first.
@@ -182,6 +189,14 @@ def test_followed_source_crawls_metadata_for_all_and_pages_only_for_bookmarked_m
     assert set(Chapter.objects.filter(manga=third).values_list("sync_state", flat=True)) == {"new"}
     assert chapter_downloads()["demo"] == {"downloaded": 4, "waiting": 0, "not_wanted": 2, "failed": 0}
 
+    # Switched to `all`: the command queues one job; a worker runs it, then downloads what it queued.
+    call_command("download_policy", "demo", "all")
+    assert not Job.objects.filter(kind=CONTENT, state="pending").exists()
+    assert workers.start("--drain").wait(120) == 0
+    assert Page.objects.count() == 12
+    assert AuditEvent.objects.get(action="enqueue_downloads", target_id="demo").detail == {"enqueued": 2}
+    assert not Job.objects.filter(state__in=["dead", "failed"]).exists()
+
 
 @pytest.mark.django_db
 def test_the_sources_page_settings_switch_the_policy_like_the_command(admin_user):
@@ -195,6 +210,57 @@ def test_the_sources_page_settings_switch_the_policy_like_the_command(admin_user
     client.force_login(admin_user)  # a superuser operates: no Operators group to make (or flush)
     response = client.post("/admin/crawler/sources/shelf/settings/", {"settings": '{"download": "all"}'})
     assert response.status_code == 302
-    assert content_jobs() == {"Unread"}  # the switch queued the chapters nobody had wanted
     audit = AuditEvent.objects.get(action="edit_source_settings")
-    assert (audit.detail["enqueued"], audit.detail["withdrawn"]) == (2, 0)
+    job = Job.objects.get(kind="enqueue_downloads", state="pending")
+    assert (audit.detail["enqueue_job"], audit.detail["withdrawn"]) == (str(job.id), 0)
+    assert run_backfill("shelf", job.payload["switch"]) == 2
+    assert content_jobs() == {"Unread"}  # the switch's job queued the chapters nobody had wanted
+
+
+@pytest.mark.django_db
+def test_the_enqueue_job_queues_in_batches_and_a_cancelled_one_resumes_after_what_it_queued(shelf, monkeypatch):
+    import threading
+
+    from crawler.passes import download_backfill
+    from jobs.errors import JobCancelled
+
+    synced(shelf, "Long", "5", "4", "3", "2", "1")
+    Source.objects.filter(id="shelf").update(settings={"download": "all"})
+    monkeypatch.setattr(download_backfill, "BATCH", 2)
+    cancel, batches = threading.Event(), []
+
+    def after_batch(queued):
+        batches.append(queued)
+        cancel.set()  # the worker shuts down after the first batch
+
+    with pytest.raises(JobCancelled, match="cancelled after 2 chapter"):
+        run_backfill("shelf", cancel=cancel, progress=after_batch)
+    queued = Job.objects.filter(kind=CONTENT).order_by("created_at", "id")
+    assert [job.chapter.number for job in queued] == [1, 2]
+    assert download_backfill.state_store.get_state(cursor_key("shelf", "")) is not None
+
+    assert run_backfill("shelf", progress=batches.append) == 3  # the retry starts after chapter 2
+    assert batches == [2, 2, 3]
+    leased = lease([CONTENT], 10, timedelta(minutes=1))
+    assert [Chapter.objects.get(id=lz.payload.chapter_id).number for lz in leased] == [1, 2, 3, 4, 5]
+    assert download_backfill.state_store.get_state(cursor_key("shelf", "")) is None
+
+
+@pytest.mark.django_db
+def test_the_enqueue_job_stops_once_the_source_is_switched_back_and_a_new_switch_has_its_own_job(shelf, operator):
+    synced(shelf, "Other", "1", "2")
+    first = set_download_policy(actor=operator, source_id="shelf", policy="all").enqueue_job
+    set_download_policy(actor=operator, source_id="shelf", policy="followed")
+    old = Job.objects.get(id=first)
+    assert run_backfill("shelf", old.payload["switch"]) is None
+    assert content_jobs() == set()
+    assert set(Chapter.objects.values_list("sync_state", flat=True)) == {"new"}
+
+    # Switched to `all` again while the first job still runs: a job of its own, whatever the first one does.
+    second = set_download_policy(actor=operator, source_id="shelf", policy="all").enqueue_job
+    assert second != first
+    assert Job.objects.filter(kind="enqueue_downloads", state="pending").count() == 2
+    assert run_backfill("shelf", old.payload["switch"]) is None  # superseded: queues nothing
+    assert content_jobs() == set()
+    assert run_backfill("shelf", Job.objects.get(id=second).payload["switch"]) == 2
+    assert content_jobs() == {"Other"}

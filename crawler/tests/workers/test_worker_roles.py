@@ -35,6 +35,7 @@ def test_metadata_pass_is_due_once_per_interval(last, now, due):
 def test_crawl_worker_leases_every_crawl_kind_and_never_analysis():
     worker = crawl_worker(concurrency=3, schedule=False)
     assert sorted(worker.config.kinds) == [
+        "enqueue_downloads",
         "metadata_pass",
         "reconcile",
         "sync_chapter_content",
