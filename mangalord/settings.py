@@ -2,116 +2,57 @@
 
 Every variable is documented with its default in `.env.example`. A value that
 does not parse stops start-up with an error that names the variable, so a typo
-in a systemd unit fails loudly instead of running with a silent default.
+in a systemd unit fails loudly instead of running with a silent default. The
+readers live in `mangalord.env_readers`; DATABASES and the S3 backend's options
+are built in `mangalord.database_config` and `mangalord.storage_config`.
 """
 
-import os
 import re
-import warnings
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
 from catalog.disk import parse_floor, parse_quota
+from mangalord.database_config import database
+from mangalord.env_readers import env, invalid, is_postgres_url, non_negative, path, positive, rate, read, strict_bool
 from mangalord.secret import secret_key
+from mangalord.storage_config import s3_storage
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-env = environ.Env()
 _env_file = BASE_DIR / ".env"
 if _env_file.exists():
     environ.Env.read_env(str(_env_file))
 
 
-_PASSWORD_IN_URL = re.compile(r"(://[^:/@]*:)[^@]*@")
-
-
-def _invalid(name: str, rule: str) -> ImproperlyConfigured:
-    """The one-line start-up error: the variable, the value as written, what is accepted (manage.py prints it)."""
-    value = _PASSWORD_IN_URL.sub(r"\1***@", os.environ.get(name, ""))  # never print a database password
-    return ImproperlyConfigured(f"Invalid value for environment variable {name}={value!r}: {rule}")
-
-
-# What each parser accepts, for values that do not even parse (`CRAWLER_POLL_SECS=soon`).
-_ACCEPTS = {
-    environ.Env.int: "must be an integer",
-    environ.Env.float: "must be a number",
-    environ.Env.list: "must be a comma-separated list",
-}
-
-
-def _read(
-    name: str, parse: Callable[..., Any], default: Any, check: Callable[[Any], bool] | None = None, rule: str = ""
-) -> Any:
-    try:
-        value = parse(name, default=default)
-    except (ValueError, TypeError, ImproperlyConfigured) as exc:
-        raise _invalid(name, rule or _ACCEPTS.get(getattr(parse, "__func__", parse), str(exc))) from exc
-    if check is not None and not check(value):
-        raise _invalid(name, rule)
-    return value
-
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def _strict_bool(name: str, default: bool = False) -> bool:
-    # django-environ reads any unknown word as False; a typo such as
-    # DEBUG=ture must fail instead of silently meaning the opposite.
-    raw = env.str(name, default=str(default)).strip().lower()
-    if raw in _TRUE:
-        return True
-    if raw in _FALSE:
-        return False
-    raise ValueError("must be a boolean: true/false, 1/0, yes/no or on/off")
-
-
-def _positive(name: str, default: int) -> int:
-    return _read(name, env.int, default, lambda v: v > 0, "must be a positive integer")
-
-
-def _non_negative(name: str, default: int) -> int:
-    return _read(name, env.int, default, lambda v: v >= 0, "must be zero or a positive integer")
-
-
-def _path(name: str, default: Path, *, under: Path) -> Path:
-    """A path setting; a relative one is taken under `under`, never under whatever directory the process runs in."""
-    return (under / Path(_read(name, env.str, str(default))).expanduser()).resolve()
-
-
 # Relative to the project directory, so `./data` in a copied .env means the same folder from any cwd.
-DATA_DIR = _path("MANGALORD_DATA_DIR", BASE_DIR / "data", under=BASE_DIR)
+DATA_DIR = path("MANGALORD_DATA_DIR", BASE_DIR / "data", under=BASE_DIR)
 try:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
 except OSError as exc:
-    raise _invalid(
-        "MANGALORD_DATA_DIR", f"must be a directory this user can create and write ({exc.strerror})"
-    ) from exc
-DEBUG = _read("DEBUG", _strict_bool, False)
-SECRET_KEY = secret_key(_read("SECRET_KEY", env.str, ""), debug=DEBUG, data_dir=DATA_DIR)
-ALLOWED_HOSTS = _read("ALLOWED_HOSTS", env.list, ["127.0.0.1", "localhost", "testserver"])
-ADMIN_ALLOWED_ORIGINS = _read("ADMIN_ALLOWED_ORIGINS", env.list, [])
+    raise invalid("MANGALORD_DATA_DIR", f"must be a directory this user can create and write ({exc.strerror})") from exc
+DEBUG = read("DEBUG", strict_bool, False)
+SECRET_KEY = secret_key(read("SECRET_KEY", env.str, ""), debug=DEBUG, data_dir=DATA_DIR)
+ALLOWED_HOSTS = read("ALLOWED_HOSTS", env.list, ["127.0.0.1", "localhost", "testserver"])
+ADMIN_ALLOWED_ORIGINS = read("ADMIN_ALLOWED_ORIGINS", env.list, [])
 # Origins trusted for CSRF: the admin's allowed origins plus any given here
 # (behind an HTTPS proxy: the public https:// origin).
-CSRF_TRUSTED_ORIGINS = list(dict.fromkeys([*ADMIN_ALLOWED_ORIGINS, *_read("CSRF_TRUSTED_ORIGINS", env.list, [])]))
+CSRF_TRUSTED_ORIGINS = list(dict.fromkeys([*ADMIN_ALLOWED_ORIGINS, *read("CSRF_TRUSTED_ORIGINS", env.list, [])]))
 
 # --- HTTPS (behind a TLS-terminating proxy; README "Behind an HTTPS proxy") ----------
 # The proxy says the original request was HTTPS in this header; trust it only
 # when the proxy always sets (or strips) it.
 SECURE_PROXY_SSL_HEADER = (
-    ("HTTP_X_FORWARDED_PROTO", "https") if _read("SECURE_PROXY_SSL_HEADER", _strict_bool, False) else None
+    ("HTTP_X_FORWARDED_PROTO", "https") if read("SECURE_PROXY_SSL_HEADER", strict_bool, False) else None
 )
-SECURE_SSL_REDIRECT = _read("SECURE_SSL_REDIRECT", _strict_bool, False)
-SECURE_HSTS_SECONDS = _non_negative("SECURE_HSTS_SECONDS", 0)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = _read("SECURE_HSTS_INCLUDE_SUBDOMAINS", _strict_bool, False)
-SECURE_HSTS_PRELOAD = _read("SECURE_HSTS_PRELOAD", _strict_bool, False)
-SESSION_COOKIE_SECURE = _read("SESSION_COOKIE_SECURE", _strict_bool, False)
-CSRF_COOKIE_SECURE = _read("CSRF_COOKIE_SECURE", _strict_bool, False)
+SECURE_SSL_REDIRECT = read("SECURE_SSL_REDIRECT", strict_bool, False)
+SECURE_HSTS_SECONDS = non_negative("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = read("SECURE_HSTS_INCLUDE_SUBDOMAINS", strict_bool, False)
+SECURE_HSTS_PRELOAD = read("SECURE_HSTS_PRELOAD", strict_bool, False)
+SESSION_COOKIE_SECURE = read("SESSION_COOKIE_SECURE", strict_bool, False)
+CSRF_COOKIE_SECURE = read("CSRF_COOKIE_SECURE", strict_bool, False)
 
 INSTALLED_APPS = [
     "daphne",
@@ -176,76 +117,21 @@ TEMPLATES = [
 ]
 
 
-def _is_postgres_url(url: str) -> bool:
-    try:
-        config = environ.Env.db_url_config(url)
-    except (ValueError, TypeError, ImproperlyConfigured):
-        return False
-    return config.get("ENGINE") == "django.db.backends.postgresql" and bool(config.get("NAME"))
-
-
 # `pgbouncer`: DATABASE_URL points at PgBouncer in pool_mode=transaction (no session state is kept).
-DATABASE_POOLER = _read(
-    "DATABASE_POOLER", env.str, "", lambda v: v in {"", "pgbouncer"}, "must be empty or 'pgbouncer'"
-)
+DATABASE_POOLER = read("DATABASE_POOLER", env.str, "", lambda v: v in {"", "pgbouncer"}, "must be empty or 'pgbouncer'")
 # A direct (unpooled) PostgreSQL connection for LISTEN, which needs a session of its own; also the `direct`
 # database alias when set.
 DIRECT_DB = "direct"
-DATABASE_DIRECT_URL = _read(
+DATABASE_DIRECT_URL = read(
     "DATABASE_DIRECT_URL",
     env.str,
     "",
-    lambda v: not v or _is_postgres_url(v),
+    lambda v: not v or is_postgres_url(v),
     "must be a PostgreSQL URL such as postgres://user:password@db.internal:5432/name",
 )
 
 
-def _database() -> dict[str, Any]:
-    if env.str("DATABASE_URL", default=""):
-        with warnings.catch_warnings():  # django-environ warns about an unknown scheme before we refuse it
-            warnings.simplefilter("ignore")
-            db = _read(
-                "DATABASE_URL",
-                env.db_url,
-                None,
-                lambda d: bool(d.get("ENGINE")) and bool(d.get("NAME")),
-                "must be a database URL such as postgres://user:password@host:5432/name",
-            )
-        db.setdefault("CONN_MAX_AGE", 0)
-        if db["ENGINE"] == "django.db.backends.postgresql":
-            # A database host that stopped answering must not hold a connect (or a worker's shutdown) for minutes.
-            db.setdefault("OPTIONS", {}).setdefault("connect_timeout", 10)
-        if DATABASE_POOLER == "pgbouncer":
-            if db["ENGINE"] != "django.db.backends.postgresql":
-                raise ImproperlyConfigured(
-                    "Invalid value for environment variable DATABASE_POOLER=pgbouncer: DATABASE_URL is not PostgreSQL"
-                )
-            # Transaction pooling hands each transaction a different server
-            # session: no server-side cursor may outlive its transaction and
-            # no prepared statement may be reused across transactions.
-            db["DISABLE_SERVER_SIDE_CURSORS"] = True
-            db.setdefault("OPTIONS", {})["prepare_threshold"] = None
-        return db
-    if DATABASE_POOLER:
-        raise ImproperlyConfigured(
-            "Invalid value for environment variable DATABASE_POOLER: it needs a PostgreSQL DATABASE_URL"
-        )
-    # The embedded default: one SQLite file. IMMEDIATE transactions take the
-    # write lock at BEGIN, so the lease's read-then-claim is exclusive across
-    # processes; WAL lets readers (the dashboard) run beside a writer.
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
-    return {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": str(DATA_DIR / "mangalord.sqlite3"),
-        "OPTIONS": {
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 30,
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        },
-    }
-
-
-DATABASES = {"default": _database()}
+DATABASES = {"default": database(DATABASE_POOLER, DATA_DIR)}
 if DATABASE_DIRECT_URL:
     # Around the pooler: a worker's status row is written here while the pooler is down (crawler.status.publish),
     # so the dashboard can say since when its database path is unavailable. Tests mirror it onto default.
@@ -270,63 +156,18 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 # Serve /static/ from the ASGI app itself (see mangalord/asgi.py); off behind a proxy that serves STATIC_ROOT.
-SERVE_STATIC = _read("SERVE_STATIC", _strict_bool, True)
+SERVE_STATIC = read("SERVE_STATIC", strict_bool, True)
 MEDIA_URL = "media/"
 # Relative to MANGALORD_DATA_DIR: moving the data directory moves the media with it.
-MEDIA_ROOT = _path("MEDIA_ROOT", DATA_DIR / "media", under=DATA_DIR)
-STORAGE_BACKEND = _read(
+MEDIA_ROOT = path("MEDIA_ROOT", DATA_DIR / "media", under=DATA_DIR)
+STORAGE_BACKEND = read(
     "STORAGE_BACKEND", env.str, "filesystem", lambda v: v in {"filesystem", "s3"}, "must be 'filesystem' or 's3'"
 )
 
 
-def _s3_storage() -> dict[str, Any]:
-    """django-storages' S3 backend (catalog/s3.py) from the S3_* variables; an incomplete set names what is missing."""
-    from catalog.s3 import storage_config
-
-    bucket = _read("S3_BUCKET", env.str, "")
-    if not bucket:
-        raise ImproperlyConfigured("Missing environment variable S3_BUCKET: STORAGE_BACKEND=s3 needs a bucket name")
-    endpoint = _read(
-        "S3_ENDPOINT_URL",
-        env.str,
-        "",
-        lambda v: not v or v.startswith(("http://", "https://")),
-        "must be an http(s) URL such as http://minio.internal:9000 (empty: AWS S3)",
-    )
-    access_key = _read("S3_ACCESS_KEY_ID", env.str, "")
-    secret_key = _read("S3_SECRET_ACCESS_KEY", env.str, "")
-    if bool(access_key) != bool(secret_key):
-        missing = "S3_SECRET_ACCESS_KEY" if access_key else "S3_ACCESS_KEY_ID"
-        raise ImproperlyConfigured(
-            f"Missing environment variable {missing}: set both S3 keys, or neither to use boto3's default credentials"
-        )
-    prefix = _read(
-        "S3_KEY_PREFIX",
-        env.str,
-        "",
-        lambda v: not v.startswith("/") and ".." not in v.split("/"),
-        "must be a relative key prefix such as mangalord/media",
-    )
-    return storage_config(
-        bucket=bucket,
-        endpoint_url=endpoint,
-        region=_read("S3_REGION", env.str, ""),
-        access_key=access_key,
-        secret_key=secret_key,
-        key_prefix=prefix,
-        addressing_style=_read(
-            "S3_ADDRESSING_STYLE",
-            env.str,
-            "auto",
-            lambda v: v in {"auto", "path", "virtual"},
-            "must be 'auto', 'path' (MinIO and most self-hosted servers) or 'virtual'",
-        ),
-    )
-
-
 STORAGES = {
     "default": (
-        _s3_storage() if STORAGE_BACKEND == "s3" else {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+        s3_storage() if STORAGE_BACKEND == "s3" else {"BACKEND": "django.core.files.storage.FileSystemStorage"}
     ),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
@@ -336,18 +177,18 @@ LOGIN_URL = "/admin/login/"
 # --- Access (accounts/) -----------------------------------------------------------
 # Anyone who reaches the web process may read the library (API, images, OPDS, CBZ, web reader) with no
 # account. Off: every read needs an active user. Bookmarks and read progress always need one.
-LIBRARY_PUBLIC_READ = _read("LIBRARY_PUBLIC_READ", _strict_bool, False)
+LIBRARY_PUBLIC_READ = read("LIBRARY_PUBLIC_READ", strict_bool, False)
 # Login lockout (django-axes, accounts/lockout.py): failures per account, per address, and how long they count.
-LOGIN_FAILURE_LIMIT = _positive("LOGIN_FAILURE_LIMIT", 5)
-LOGIN_ADDRESS_FAILURE_LIMIT = _positive("LOGIN_ADDRESS_FAILURE_LIMIT", 20)
+LOGIN_FAILURE_LIMIT = positive("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ADDRESS_FAILURE_LIMIT = positive("LOGIN_ADDRESS_FAILURE_LIMIT", 20)
 if LOGIN_ADDRESS_FAILURE_LIMIT < LOGIN_FAILURE_LIMIT:
     raise ImproperlyConfigured(
         "Invalid value for environment variable LOGIN_ADDRESS_FAILURE_LIMIT: must be at least LOGIN_FAILURE_LIMIT"
     )
-LOGIN_LOCKOUT_MINUTES = _positive("LOGIN_LOCKOUT_MINUTES", 15)
+LOGIN_LOCKOUT_MINUTES = positive("LOGIN_LOCKOUT_MINUTES", 15)
 # Reverse proxies in front of the web process that append to X-Forwarded-For (0: the peer address is the
 # client's). The lockout and the API throttles count per client address, so behind a proxy this must be set.
-TRUSTED_PROXY_COUNT = _non_negative("TRUSTED_PROXY_COUNT", 0)
+TRUSTED_PROXY_COUNT = non_negative("TRUSTED_PROXY_COUNT", 0)
 
 AXES_HANDLER = "accounts.lockout.LoginLockoutHandler"
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
@@ -363,17 +204,10 @@ AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT or None
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXY_COUNT else ("REMOTE_ADDR",)
 # Requests per client address (anonymous callers) and per token-endpoint caller; DRF's rate syntax (N/second,
 # minute, hour, day). Counted in the web process's cache.
-_RATE = re.compile(r"^[0-9]+/(s|sec|second|m|min|minute|h|hour|d|day)$")
+API_THROTTLE_ANON = rate("API_THROTTLE_ANON", "120/minute")
+API_THROTTLE_LOGIN = rate("API_THROTTLE_LOGIN", "10/minute")
 
-
-def _rate(name: str, default: str) -> str:
-    return _read(name, env.str, default, lambda v: bool(_RATE.match(v)), "must be a rate such as 10/minute")
-
-
-API_THROTTLE_ANON = _rate("API_THROTTLE_ANON", "120/minute")
-API_THROTTLE_LOGIN = _rate("API_THROTTLE_LOGIN", "10/minute")
-
-REDIS_URL = _read("REDIS_URL", env.str, "")
+REDIS_URL = read("REDIS_URL", env.str, "")
 if REDIS_URL:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
 else:
@@ -405,60 +239,60 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Crawler -----------------------------------------------------------------
-CRAWLER_JOB_TIMEOUT_SECS = _positive("CRAWLER_JOB_TIMEOUT_SECS", 600)
-CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES = _positive("CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES", 5)
-CRAWLER_BROWSER_RESTART_THRESHOLD = _positive("CRAWLER_BROWSER_RESTART_THRESHOLD", 3)
-CRAWLER_WORKERS = _positive("CRAWLER_WORKERS", 2)
-CRAWLER_LEASE_SECS = _positive("CRAWLER_LEASE_SECS", 60)
-CRAWLER_HEARTBEAT_SECS = _positive("CRAWLER_HEARTBEAT_SECS", 20)
+CRAWLER_JOB_TIMEOUT_SECS = positive("CRAWLER_JOB_TIMEOUT_SECS", 600)
+CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES = positive("CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES", 5)
+CRAWLER_BROWSER_RESTART_THRESHOLD = positive("CRAWLER_BROWSER_RESTART_THRESHOLD", 3)
+CRAWLER_WORKERS = positive("CRAWLER_WORKERS", 2)
+CRAWLER_LEASE_SECS = positive("CRAWLER_LEASE_SECS", 60)
+CRAWLER_HEARTBEAT_SECS = positive("CRAWLER_HEARTBEAT_SECS", 20)
 if CRAWLER_HEARTBEAT_SECS >= CRAWLER_LEASE_SECS:
     raise ImproperlyConfigured(
         "Invalid value for environment variable CRAWLER_HEARTBEAT_SECS: must be shorter than CRAWLER_LEASE_SECS"
     )
-CRAWLER_MAX_ATTEMPTS = _positive("CRAWLER_MAX_ATTEMPTS", 5)
-CRAWLER_MAX_DEFERRALS = _positive("CRAWLER_MAX_DEFERRALS", 20)
-CRAWLER_DONE_RETENTION_DAYS = _non_negative("CRAWLER_DONE_RETENTION_DAYS", 7)
+CRAWLER_MAX_ATTEMPTS = positive("CRAWLER_MAX_ATTEMPTS", 5)
+CRAWLER_MAX_DEFERRALS = positive("CRAWLER_MAX_DEFERRALS", 20)
+CRAWLER_DONE_RETENTION_DAYS = non_negative("CRAWLER_DONE_RETENTION_DAYS", 7)
 # Free space kept under MEDIA_ROOT: below it page downloads pause (jobs released, nothing failed) until
 # there is room again. Bytes with a unit (5GiB, 500MB) or a share of the disk (5%); 0 turns the guard off.
-CRAWLER_MIN_FREE_DISK = _read(
+CRAWLER_MIN_FREE_DISK = read(
     "CRAWLER_MIN_FREE_DISK", lambda name, default: parse_floor(env.str(name, default=default)), "1GiB"
 )
 # With STORAGE_BACKEND=s3: the bytes of pages the bucket may hold (500GiB, 2TB; 0: no quota). Stored bytes are
 # counted from the catalog's page sizes (recounted every CRAWLER_SOURCE_STATS_SECS); page downloads pause when
 # what the quota leaves is under CRAWLER_MIN_FREE_DISK (a share is then of the quota), or the quota is reached.
-CRAWLER_S3_QUOTA = _read("CRAWLER_S3_QUOTA", lambda name, default: parse_quota(env.str(name, default=default)), "0")
+CRAWLER_S3_QUOTA = read("CRAWLER_S3_QUOTA", lambda name, default: parse_quota(env.str(name, default=default)), "0")
 # How long the dashboard's per-source figures (chapters by download state, storage used) are reused.
-CRAWLER_SOURCE_STATS_SECS = _non_negative("CRAWLER_SOURCE_STATS_SECS", 60)
-CRAWLER_MAX_IMAGE_BYTES = _positive("CRAWLER_MAX_IMAGE_BYTES", 64 * 1024 * 1024)
-CRAWLER_MAX_IMAGE_PIXELS = _positive("CRAWLER_MAX_IMAGE_PIXELS", 50_000_000)
+CRAWLER_SOURCE_STATS_SECS = non_negative("CRAWLER_SOURCE_STATS_SECS", 60)
+CRAWLER_MAX_IMAGE_BYTES = positive("CRAWLER_MAX_IMAGE_BYTES", 64 * 1024 * 1024)
+CRAWLER_MAX_IMAGE_PIXELS = positive("CRAWLER_MAX_IMAGE_PIXELS", 50_000_000)
 # Memory one image decode may hold (catalog.imaging): GIF and AVIF pages whose whole frame needs more are refused
 # at ingest, and a scaled or converted copy is never wider than its decoder can make within it.
-IMAGE_DECODE_BUDGET_MB = _positive("IMAGE_DECODE_BUDGET_MB", 150)
-CRAWLER_METADATA_INTERVAL = _positive("CRAWLER_METADATA_INTERVAL", 3600)
-CRAWLER_CIRCUIT_BREAKER_THRESHOLD = _positive("CRAWLER_CIRCUIT_BREAKER_THRESHOLD", 5)
-CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS = _positive("CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS", 120)
+IMAGE_DECODE_BUDGET_MB = positive("IMAGE_DECODE_BUDGET_MB", 150)
+CRAWLER_METADATA_INTERVAL = positive("CRAWLER_METADATA_INTERVAL", 3600)
+CRAWLER_CIRCUIT_BREAKER_THRESHOLD = positive("CRAWLER_CIRCUIT_BREAKER_THRESHOLD", 5)
+CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS = positive("CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS", 120)
 # A worker's job threads keep their database connection across jobs and reconnect only when it broke
 # or is this old (the DATABASES CONN_MAX_AGE of 0 applies to web requests, not to these long-lived threads).
-CRAWLER_CONN_MAX_AGE_SECS = _read(
+CRAWLER_CONN_MAX_AGE_SECS = read(
     "CRAWLER_CONN_MAX_AGE_SECS", env.float, 600.0, lambda v: v >= 0, "must be a number of seconds, 0 or more"
 )
-CRAWLER_POLL_SECS = _read("CRAWLER_POLL_SECS", env.float, 5.0, lambda v: v > 0, "must be a positive number")
-CRAWLER_HTTP_TIMEOUT_SECS = _read(
+CRAWLER_POLL_SECS = read("CRAWLER_POLL_SECS", env.float, 5.0, lambda v: v > 0, "must be a positive number")
+CRAWLER_HTTP_TIMEOUT_SECS = read(
     "CRAWLER_HTTP_TIMEOUT_SECS", env.float, 30.0, lambda v: v > 0, "must be a positive number"
 )
 # Politeness (per-source rate_limit/burst/max_concurrency live in each Source's settings).
 # A Retry-After longer than this is read as this: a broken header cannot park a source for days.
-CRAWLER_RETRY_AFTER_MAX_SECS = _positive("CRAWLER_RETRY_AFTER_MAX_SECS", 3600)
+CRAWLER_RETRY_AFTER_MAX_SECS = positive("CRAWLER_RETRY_AFTER_MAX_SECS", 3600)
 # How long a source cools down after a 429 that names no Retry-After.
-CRAWLER_DEFAULT_COOLDOWN_SECS = _positive("CRAWLER_DEFAULT_COOLDOWN_SECS", 60)
+CRAWLER_DEFAULT_COOLDOWN_SECS = positive("CRAWLER_DEFAULT_COOLDOWN_SECS", 60)
 # A request that finds its source cooling waits this long at most; a longer
 # cooldown defers the job instead (no attempt burnt) and frees the worker.
-CRAWLER_COOLDOWN_WAIT_SECS = _non_negative("CRAWLER_COOLDOWN_WAIT_SECS", 5)
+CRAWLER_COOLDOWN_WAIT_SECS = non_negative("CRAWLER_COOLDOWN_WAIT_SECS", 5)
 # Idle SSE streams send a keep-alive comment this often (proxies drop silent connections).
-CRAWLER_STREAM_KEEPALIVE_SECS = _read(
+CRAWLER_STREAM_KEEPALIVE_SECS = read(
     "CRAWLER_STREAM_KEEPALIVE_SECS", env.float, 15.0, lambda v: v > 0, "must be a positive number"
 )
-CHROMIUM_PATH = _read("CHROMIUM_PATH", env.str, "")
+CHROMIUM_PATH = read("CHROMIUM_PATH", env.str, "")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -470,22 +304,22 @@ CHROMIUM_ARGS = [
 ]
 
 # `manage.py demo`: the admin account it creates (a password is generated and printed when unset).
-DEMO_ADMIN_USER = _read("DEMO_ADMIN_USER", env.str, "admin")
-DEMO_ADMIN_PASSWORD = _read("DEMO_ADMIN_PASSWORD", env.str, "")
+DEMO_ADMIN_USER = read("DEMO_ADMIN_USER", env.str, "admin")
+DEMO_ADMIN_PASSWORD = read("DEMO_ADMIN_PASSWORD", env.str, "")
 
 # --- Analysis ----------------------------------------------------------------
-ANALYSIS_ENABLED = _read("ANALYSIS_ENABLED", _strict_bool, True)
-ANALYSIS_BACKEND = _read(
+ANALYSIS_ENABLED = read("ANALYSIS_ENABLED", strict_bool, True)
+ANALYSIS_BACKEND = read(
     "ANALYSIS_BACKEND", env.str, "local", lambda v: v in {"local", "openai"}, "must be 'local' or 'openai'"
 )
-VISION_API_URL = _read("VISION_API_URL", env.str, "http://127.0.0.1:11434/v1")
-VISION_MODEL = _read("VISION_MODEL", env.str, "llava")
-VISION_API_KEY = _read("VISION_API_KEY", env.str, "")
-VISION_TIMEOUT_SECS = _read("VISION_TIMEOUT_SECS", env.float, 120.0, lambda v: v > 0, "must be a positive number")
+VISION_API_URL = read("VISION_API_URL", env.str, "http://127.0.0.1:11434/v1")
+VISION_MODEL = read("VISION_MODEL", env.str, "llava")
+VISION_API_KEY = read("VISION_API_KEY", env.str, "")
+VISION_TIMEOUT_SECS = read("VISION_TIMEOUT_SECS", env.float, 120.0, lambda v: v > 0, "must be a positive number")
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _LOG_RULE = f"must be one of {', '.join(_LOG_LEVELS)}"
-LOG_LEVEL = _read("LOG_LEVEL", env.str, "INFO", lambda v: v.upper() in _LOG_LEVELS, _LOG_RULE).upper()
+LOG_LEVEL = read("LOG_LEVEL", env.str, "INFO", lambda v: v.upper() in _LOG_LEVELS, _LOG_RULE).upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -508,11 +342,11 @@ LOGGING = {
 # --- Library API ------------------------------------------------------------------
 # A title search counts its matches up to this many; past it the API's `count` is this lower bound
 # (`count_exact: false`) and pages are found by reading them. 0 always counts exactly.
-CATALOG_SEARCH_COUNT_CAP = _non_negative("CATALOG_SEARCH_COUNT_CAP", 1000)
+CATALOG_SEARCH_COUNT_CAP = non_negative("CATALOG_SEARCH_COUNT_CAP", 1000)
 
 # --- Readers (OPDS, CBZ, web reader) -------------------------------------------
 # Language of a source's text when its settings have no "language" key (dc:language, ComicInfo LanguageISO).
-READER_DEFAULT_LANGUAGE = _read(
+READER_DEFAULT_LANGUAGE = read(
     "READER_DEFAULT_LANGUAGE",
     env.str,
     "en",
@@ -521,4 +355,4 @@ READER_DEFAULT_LANGUAGE = _read(
 )
 # KOReader's "Register" button (kosync POST /users/create) makes a sync-only account when this is true;
 # by default accounts come from the admin and KOReader signs in with an API key.
-KOSYNC_ALLOW_REGISTRATION = _read("KOSYNC_ALLOW_REGISTRATION", _strict_bool, False)
+KOSYNC_ALLOW_REGISTRATION = read("KOSYNC_ALLOW_REGISTRATION", strict_bool, False)
