@@ -64,6 +64,33 @@ def test_ack_and_lease_by_group_acks_and_claims_in_one_statement(interleaved):
     assert set(Job.objects.filter(id__in=analyze[:2]).values_list("state", flat=True)) == {"done"}
 
 
+@pytest.fixture
+def backlog_first(db):
+    """Three chapters of a source queued before one of another: the ids by source, in queue order."""
+    early = [queue.enqueue(content("early")).id for _ in range(3)]
+    late = [queue.enqueue(content("late")).id]
+    return early, late
+
+
+def test_a_lease_gives_each_source_its_next_job_before_any_source_a_second(backlog_first):
+    early, late = backlog_first
+    leased = queue.lease(["sync_chapter_content"], 3, LEASE)
+    assert [lease.id for lease in leased] == [early[0], late[0], early[1]]
+
+
+def test_a_source_with_a_job_running_waits_behind_one_with_none(backlog_first):
+    early, late = backlog_first
+    assert [lease.id for lease in queue.lease(["sync_chapter_content"], 1, LEASE)] == [early[0]]
+    assert [lease.id for lease in queue.lease(["sync_chapter_content"], 1, LEASE)] == [late[0]]
+
+
+def test_a_job_acked_in_the_same_statement_leaves_its_source_free_for_its_next_job(backlog_first):
+    early, late = backlog_first
+    first = queue.lease(["sync_chapter_content"], 1, LEASE)
+    _, second = queue.ack_done_many_and_lease(first, ["sync_chapter_content"], 1, LEASE)
+    assert [lease.id for lease in second] == [early[1]]  # older than late's, and early has nothing running now
+
+
 def test_the_walk_reads_no_row_of_an_excluded_group(db):
     """A thousand pending jobs of the excluded source: the plan reads one index entry of their group, not all."""
     queue.enqueue_many([content("big") for _ in range(1000)])
