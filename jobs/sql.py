@@ -172,7 +172,9 @@ def _lease_candidates_by_group(extra: str = "", running_extra: str = "") -> str:
     of one rank, the order stays (scheduled_at, created_at). Jobs of no
     source ("") are one group of equals, in queue order. The running jobs are
     counted through crawler_jobs_counted_idx: a probe reads the running rows,
-    as many as there are job threads, never the pending backlog.
+    as many as there are job threads, never the pending backlog
+    (`source_id || ''` keeps the planner off crawler_jobs_source_lease_idx,
+    whose walk for a source's running rows would read its whole backlog).
     """
     return f"""
     WITH RECURSIVE in_flight AS (
@@ -189,7 +191,7 @@ def _lease_candidates_by_group(extra: str = "", running_extra: str = "") -> str:
     ), running AS (
         SELECT s.source_id, (
             SELECT count(*) FROM crawler_jobs r
-             WHERE r.state = 'running' AND r.source_id = s.source_id
+             WHERE r.state = 'running' AND r.source_id || '' = s.source_id
                AND r.leased_until >= statement_timestamp(){running_extra}) AS jobs
           FROM (SELECT DISTINCT source_id FROM eligible) AS s
     ), walked AS (
