@@ -19,6 +19,7 @@ from jobs.models import Job
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="the per-group walk is PostgreSQL's")
 
 LEASE = timedelta(minutes=5)
+NOTHING_ACKED = {"ack_ids": "{}", "ack_generations": "{}"}
 
 
 def content(source: str) -> SyncChapterContent:
@@ -72,23 +73,31 @@ def backlog_first(db):
     return early, late
 
 
-def test_a_lease_gives_each_source_its_next_job_before_any_source_a_second(backlog_first):
-    early, late = backlog_first
-    leased = queue.lease(["sync_chapter_content"], 3, LEASE)
-    assert [lease.id for lease in leased] == [early[0], late[0], early[1]]
+def claim(done, max_jobs):
+    """The worker loop's claim: the finished jobs' acks and the next leases in one statement."""
+    return queue.ack_done_many_and_lease(done, ["sync_chapter_content"], max_jobs, LEASE)[1]
 
 
-def test_a_source_with_a_job_running_waits_behind_one_with_none(backlog_first):
+def test_the_workers_claim_gives_each_source_its_next_job_before_any_source_a_second(backlog_first):
     early, late = backlog_first
-    assert [lease.id for lease in queue.lease(["sync_chapter_content"], 1, LEASE)] == [early[0]]
-    assert [lease.id for lease in queue.lease(["sync_chapter_content"], 1, LEASE)] == [late[0]]
+    assert [lease.id for lease in claim([], 3)] == [early[0], late[0], early[1]]
+
+
+def test_in_the_workers_claim_a_source_with_a_job_running_waits_behind_one_with_none(backlog_first):
+    early, late = backlog_first
+    assert [lease.id for lease in claim([], 1)] == [early[0]]
+    assert [lease.id for lease in claim([], 1)] == [late[0]]
 
 
 def test_a_job_acked_in_the_same_statement_leaves_its_source_free_for_its_next_job(backlog_first):
     early, late = backlog_first
-    first = queue.lease(["sync_chapter_content"], 1, LEASE)
-    _, second = queue.ack_done_many_and_lease(first, ["sync_chapter_content"], 1, LEASE)
-    assert [lease.id for lease in second] == [early[1]]  # older than late's, and early has nothing running now
+    first = claim([], 1)
+    assert [lease.id for lease in claim(first, 1)] == [early[1]]  # older than late's; early has nothing running now
+
+
+def test_a_plain_lease_keeps_queue_order_across_sources(backlog_first):
+    early, late = backlog_first
+    assert [lease.id for lease in queue.lease(["sync_chapter_content"], 3, LEASE)] == early
 
 
 def test_the_walk_reads_no_row_of_an_excluded_group(db):
@@ -97,8 +106,12 @@ def test_the_walk_reads_no_row_of_an_excluded_group(db):
     queue.enqueue(content("small"))
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE crawler_jobs")
-    read = _rows_read(sql.LEASE_BY_GROUP, sql.lease_params(None, 10, LEASE, {"big"}))
-    assert sum(rows for _, _, rows in read) < 50, read
+    for statement, params in (
+        (sql.LEASE_BY_GROUP, sql.lease_params(None, 10, LEASE, {"big"})),
+        (sql.ACK_AND_LEASE_BY_GROUP, {**sql.lease_params(None, 10, LEASE, {"big"}), **NOTHING_ACKED}),
+    ):
+        read = _rows_read(statement, params)
+        assert sum(rows for _, _, rows in read) < 50, read
 
 
 def test_counting_a_sources_running_jobs_reads_no_row_of_its_backlog(db):
@@ -107,8 +120,8 @@ def test_counting_a_sources_running_jobs_reads_no_row_of_its_backlog(db):
     queue.lease(["sync_chapter_content"], 1, LEASE)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE crawler_jobs")
-    params = sql.lease_params(["sync_chapter_content"], 1, LEASE, set())
-    read = _rows_read(sql.LEASE_BY_GROUP, params)
+    params = {**sql.lease_params(["sync_chapter_content"], 1, LEASE, set()), **NOTHING_ACKED}
+    read = _rows_read(sql.ACK_AND_LEASE_BY_GROUP, params)
     assert sum(rows for _, _, rows in read) < 50, read
 
 
