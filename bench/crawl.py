@@ -121,6 +121,8 @@ class Crawled:
     transactions: int
     peak_rss_mb: list[tuple[str, float]]
     verified: product.Verified
+    start_cpu: float  # an idle `crawl_worker --drain` (start and exit, nothing to do): ours + its PostgreSQL
+    start_pg_cpu: float
 
     @property
     def worker_peak_rss_mb(self) -> float:
@@ -156,6 +158,7 @@ def run_ours(run: Run, base_url: str, nginx: serve.Nginx, profile_dir: Path | No
     runner = run.product()
     run.fresh_database(runner)
     runner.manage(*product.add_source_args("bench", base_url, LIFTED))
+    start_cpu, start_pg_cpu = idle_worker_cpu(run, runner)
     metadata_secs = runner.manage("metadata_pass", "--source", "bench")
     before = product.database_counters(run.admin_dsn, run.database)
     os.sync()
@@ -189,7 +192,29 @@ def run_ours(run: Run, base_url: str, nginx: serve.Nginx, profile_dir: Path | No
         transactions=after["xact_commit"] - before["xact_commit"],
         peak_rss_mb=[(seen.name, seen.peak_rss_mb) for seen in ours.processes.values()],
         verified=run.verify(runner, ["bench"]),
+        start_cpu=start_cpu,
+        start_pg_cpu=start_pg_cpu,
     )
+
+
+def idle_worker_cpu(run: Run, runner: product.Product) -> tuple[float, float]:
+    """The CPU of a worker's start and exit alone: `crawl_worker --drain` with nothing queued; (ours, PostgreSQL).
+
+    What a long-running worker pays once (imports, Django's set-up, the
+    role's), printed beside the drain's figure so the per-page cost shows
+    without it.
+    """
+    sampler = procstat.Sampler(run.admin_dsn, run.database)
+    worker = runner.start_worker("--drain", "--no-schedule", "--workers", str(run.args.concurrency))
+    sampler.watch(worker.pid)
+    usage = procstat.wait_with_usage(worker)
+    sampler.settle("ours", worker.pid, usage)
+    sampler.stop()
+    if usage.code != 0:
+        raise SystemExit(
+            f"an idle crawl_worker --drain failed ({usage.code}); the end of {runner.log}:\n{runner.tail()}"
+        )
+    return sampler.groups["ours"].cpu, sampler.groups["postgres"].cpu
 
 
 def one_source(run: Run) -> None:
@@ -233,6 +258,13 @@ def report_one(run: Run, aria: Downloaded, ours: Crawled, profile_dir: Path | No
         f"\nours / aria2c: {ours_rate / aria_rate:.2f}x the pages/s at {total_cpu / aria.cpu:.1f}x the CPU a page;"
         f" ours is {per_k(ours.cpu - ours.system_cpu, pages):.2f} s user + {per_k(ours.system_cpu, pages):.2f} s"
         " system per 1,000 pages"
+    )
+    steady = total_cpu - ours.start_cpu - ours.start_pg_cpu
+    print(
+        f"of which the worker's start and exit: {ours.start_cpu + ours.start_pg_cpu:.2f} s"
+        f" ({ours.start_cpu:.2f} ours + {ours.start_pg_cpu:.2f} PostgreSQL, measured on an idle"
+        f" crawl_worker --drain: imports, Django and the role's set-up, once per process);"
+        f" without it {per_k(steady, pages):.2f} s per 1,000 pages"
     )
     verified = ours.verified
     span = (verified.last_stored - verified.first_stored).total_seconds()

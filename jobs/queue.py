@@ -336,9 +336,12 @@ def ack_done_many_and_lease(
 
     A step that finds jobs finished and slots free settles the one and fills
     the other together. Each ack keeps its `(id, generation, running)` guard
-    and the claim keeps every property of `lease`.
+    and the claim keeps every property of `lease` but its order: on
+    PostgreSQL, where several workers share the queue, a claim that names
+    kinds or leaves sources out goes round the sources (`jobs.sql`), also
+    with nothing to ack, so no source waits behind another's backlog.
     """
-    if not done or max <= 0:
+    if max <= 0 or (not done and not sql.applies()):
         return ack_done_many(done), lease(kinds, max, lease_duration, exclude_sources=exclude_sources)
     if sql.applies():
         acked, claimed = sql.ack_done_many_and_lease(

@@ -149,7 +149,7 @@ _ORDERED_WALK_END = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in _ORDER
 LEASE = f"WITH leased AS ({_lease_candidates()}\n){_CLAIM_LEASED}"
 
 
-def _lease_candidates_by_group(extra: str = "") -> str:
+def _lease_candidates_by_group(extra: str = "", *, round_the_sources: bool = False, running_extra: str = "") -> str:
     """`_lease_candidates` for a lease that leaves sources out or names kinds: only eligible rows are read.
 
     The in-flight (source, kind) groups are found by skipping through
@@ -160,8 +160,25 @@ def _lease_candidates_by_group(extra: str = "") -> str:
     the other sources' lease costs what it would on an empty queue (273-400 ms
     against 4.8 ms at 1M pending, bench/big_site.py). Rows one group locks
     beyond the `max` claimed are freed when the statement commits.
+
+    `round_the_sources` (the worker loop's claim, `ACK_AND_LEASE_BY_GROUP`):
+    the claim goes round the sources instead. A source's n-th candidate
+    ranks after every source's (n-1)-th, and each job of the source already
+    running (in any worker; leases alive, the ones being acked in this
+    statement left out) counts as one of its candidates. So a worker hands a
+    source with nothing running its next job before a second one of a
+    source that has one, whichever was queued first: sources whose jobs were
+    queued late are not left waiting behind the early ones' backlogs, and a
+    source whose job just ended has its next one among the first candidates
+    of the statement that acks it. Within a source, and between jobs of one
+    rank, the order stays (scheduled_at, created_at); jobs of no source ("")
+    are one group of equals, in queue order. The running jobs are counted
+    through crawler_jobs_counted_idx: a probe reads the running rows, as many
+    as there are job threads, never the pending backlog (`source_id || ''`
+    keeps the planner off crawler_jobs_source_lease_idx, whose walk for a
+    source's running rows would read its whole backlog).
     """
-    return f"""
+    groups = """
     WITH RECURSIVE in_flight AS (
         (SELECT source_id, kind FROM crawler_jobs
           WHERE state IN ('pending', 'running') ORDER BY source_id, kind LIMIT 1)
@@ -170,8 +187,13 @@ def _lease_candidates_by_group(extra: str = "") -> str:
             SELECT source_id, kind FROM crawler_jobs
              WHERE state IN ('pending', 'running') AND (source_id, kind) > (g.source_id, g.kind)
              ORDER BY source_id, kind LIMIT 1) AS later
-    ), walked AS (
-        SELECT c.id, c.scheduled_at, c.created_at FROM in_flight g CROSS JOIN LATERAL (
+    ), eligible AS (
+        SELECT g.source_id, g.kind FROM in_flight g
+         WHERE (%(any_kind)s OR g.kind = ANY(%(kinds)s::text[])) AND g.source_id <> ALL(%(excluded)s::text[])
+    )"""
+    walked = f"""
+    , walked AS (
+        SELECT c.id, c.scheduled_at, c.created_at, g.source_id FROM eligible g CROSS JOIN LATERAL (
             SELECT id, scheduled_at, created_at FROM crawler_jobs
              WHERE source_id = g.source_id AND kind = g.kind
                AND (state = 'pending' OR (state = 'running' AND leased_until < statement_timestamp()))
@@ -179,11 +201,26 @@ def _lease_candidates_by_group(extra: str = "") -> str:
              ORDER BY scheduled_at, created_at
              LIMIT %(max)s
              FOR UPDATE SKIP LOCKED) AS c
-         WHERE (%(any_kind)s OR g.kind = ANY(%(kinds)s::text[])) AND g.source_id <> ALL(%(excluded)s::text[])
-    )
+    )"""
+    if not round_the_sources:
+        return f"""{groups}{walked}
     SELECT id, row_number() OVER (ORDER BY scheduled_at, created_at) AS ord FROM (
         SELECT id, scheduled_at, created_at FROM walked ORDER BY scheduled_at, created_at LIMIT %(max)s
     ) AS oldest"""
+    return f"""{groups}, running AS (
+        SELECT s.source_id, (
+            SELECT count(*) FROM crawler_jobs r
+             WHERE r.state = 'running' AND r.source_id || '' = s.source_id
+               AND r.leased_until >= statement_timestamp(){running_extra}) AS jobs
+          FROM (SELECT DISTINCT source_id FROM eligible) AS s
+    ){walked}, ranked AS (
+        SELECT w.id, w.scheduled_at, w.created_at,
+               r.jobs + row_number() OVER (PARTITION BY w.source_id ORDER BY w.scheduled_at, w.created_at) AS turn
+          FROM walked w JOIN running r USING (source_id)
+    )
+    SELECT id, row_number() OVER (ORDER BY turn, scheduled_at, created_at) AS ord FROM (
+        SELECT id, turn, scheduled_at, created_at FROM ranked ORDER BY turn, scheduled_at, created_at LIMIT %(max)s
+    ) AS first_turns"""
 
 
 LEASE_BY_GROUP = f"WITH leased AS ({_lease_candidates_by_group()}\n){_CLAIM_LEASED}"
@@ -297,7 +334,12 @@ SELECT id, NULL, NULL, NULL, NULL, NULL FROM acked"""
 
 _NOT_BEING_ACKED = " AND id <> ALL(%(ack_ids)s::uuid[])"
 ACK_AND_LEASE = _ack_and_lease(_lease_candidates(_NOT_BEING_ACKED))
-ACK_AND_LEASE_BY_GROUP = _ack_and_lease(_lease_candidates_by_group(_NOT_BEING_ACKED))
+# The worker loop's claim: it goes round the sources (`_lease_candidates_by_group`).
+ACK_AND_LEASE_BY_GROUP = _ack_and_lease(
+    _lease_candidates_by_group(
+        _NOT_BEING_ACKED, round_the_sources=True, running_extra=" AND r.id <> ALL(%(ack_ids)s::uuid[])"
+    )
+)
 
 
 def ack_done_many_and_lease(

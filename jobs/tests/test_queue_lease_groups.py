@@ -19,6 +19,7 @@ from jobs.models import Job
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="the per-group walk is PostgreSQL's")
 
 LEASE = timedelta(minutes=5)
+NOTHING_ACKED = {"ack_ids": "{}", "ack_generations": "{}"}
 
 
 def content(source: str) -> SyncChapterContent:
@@ -64,27 +65,83 @@ def test_ack_and_lease_by_group_acks_and_claims_in_one_statement(interleaved):
     assert set(Job.objects.filter(id__in=analyze[:2]).values_list("state", flat=True)) == {"done"}
 
 
+@pytest.fixture
+def backlog_first(db):
+    """Three chapters of a source queued before one of another: the ids by source, in queue order."""
+    early = [queue.enqueue(content("early")).id for _ in range(3)]
+    late = [queue.enqueue(content("late")).id]
+    return early, late
+
+
+def claim(done, max_jobs):
+    """The worker loop's claim: the finished jobs' acks and the next leases in one statement."""
+    return queue.ack_done_many_and_lease(done, ["sync_chapter_content"], max_jobs, LEASE)[1]
+
+
+def test_the_workers_claim_gives_each_source_its_next_job_before_any_source_a_second(backlog_first):
+    early, late = backlog_first
+    assert [lease.id for lease in claim([], 3)] == [early[0], late[0], early[1]]
+
+
+def test_in_the_workers_claim_a_source_with_a_job_running_waits_behind_one_with_none(backlog_first):
+    early, late = backlog_first
+    assert [lease.id for lease in claim([], 1)] == [early[0]]
+    assert [lease.id for lease in claim([], 1)] == [late[0]]
+
+
+def test_a_job_acked_in_the_same_statement_leaves_its_source_free_for_its_next_job(backlog_first):
+    early, late = backlog_first
+    first = claim([], 1)
+    assert [lease.id for lease in claim(first, 1)] == [early[1]]  # older than late's; early has nothing running now
+
+
+def test_a_plain_lease_keeps_queue_order_across_sources(backlog_first):
+    early, late = backlog_first
+    assert [lease.id for lease in queue.lease(["sync_chapter_content"], 3, LEASE)] == early
+
+
 def test_the_walk_reads_no_row_of_an_excluded_group(db):
     """A thousand pending jobs of the excluded source: the plan reads one index entry of their group, not all."""
     queue.enqueue_many([content("big") for _ in range(1000)])
     queue.enqueue(content("small"))
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE crawler_jobs")
-    params = sql.lease_params(None, 10, LEASE, {"big"})
+    for statement, params in (
+        (sql.LEASE_BY_GROUP, sql.lease_params(None, 10, LEASE, {"big"})),
+        (sql.ACK_AND_LEASE_BY_GROUP, {**sql.lease_params(None, 10, LEASE, {"big"}), **NOTHING_ACKED}),
+    ):
+        read = _rows_read(statement, params)
+        assert sum(rows for _, _, rows in read) < 50, read
+
+
+def test_counting_a_sources_running_jobs_reads_no_row_of_its_backlog(db):
+    """A thousand pending jobs of a source with one running: the lease reads its running row, not its backlog."""
+    queue.enqueue_many([content("big") for _ in range(1000)])
+    queue.lease(["sync_chapter_content"], 1, LEASE)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE crawler_jobs")
+    params = {**sql.lease_params(["sync_chapter_content"], 1, LEASE, set()), **NOTHING_ACKED}
+    read = _rows_read(sql.ACK_AND_LEASE_BY_GROUP, params)
+    assert sum(rows for _, _, rows in read) < 50, read
+
+
+def _rows_read(statement: str, params: dict) -> list[tuple[str, str | None, int]]:
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")  # plan as for a big table: the claim joins by primary key
-        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql.LEASE_BY_GROUP}", params)
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {statement}", params)
         plan = cursor.fetchone()[0]
-    cursor_rows = []
+    read: list[tuple[str, str | None, int]] = []
 
     def walk(node):
         if node.get("Relation Name") == "crawler_jobs":
-            cursor_rows.append((node["Node Type"], node.get("Index Name"), node["Actual Rows"] * node["Actual Loops"]))
+            # Rows a filter threw away were read too.
+            rows = node["Actual Rows"] + node.get("Rows Removed by Filter", 0)
+            read.append((node["Node Type"], node.get("Index Name"), rows * node["Actual Loops"]))
         for child in node.get("Plans", ()):
             walk(child)
 
     walk((plan if isinstance(plan, list) else json.loads(plan))[0]["Plan"])
-    assert sum(rows for _, _, rows in cursor_rows) < 50, cursor_rows
+    return read
 
 
 @pytest.mark.django_db(transaction=True)

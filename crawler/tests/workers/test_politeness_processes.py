@@ -8,6 +8,7 @@ workers really sent, from every process together. The figures are printed
 
 from __future__ import annotations
 
+import re
 import signal
 from collections import Counter
 
@@ -24,7 +25,7 @@ from testsupport.worker_processes import wait_until, worker_pool
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 
 WORKERS = 3
-THREADS = 1
+THREADS = 3
 RATE, BURST, IN_FLIGHT = 4, 2, 2
 LIMITS = {"rate_limit": RATE, "burst": BURST, "max_concurrency": IN_FLIGHT}
 ON_THE_WIRE_SECS = 0.2
@@ -44,8 +45,7 @@ def _crawl_site(demo_site_factory, throttle: ServerThrottle, **catalog):
 
 
 def _start(workers, **env):
-    # One job thread each: a process keeps the slots its jobs hold between their requests, so with
-    # IN_FLIGHT slots at least two processes must be asking the site at once.
+    # Several job threads in each of several processes: the limit must hold across both at once.
     running = [workers.start(CRAWLER_WORKERS=str(THREADS), **env) for _ in range(WORKERS)]
     for worker in running:
         worker.wait_ready()
@@ -78,6 +78,22 @@ def _processes_that_worked(running) -> int:
     return sum(1 for w in running if "job done" in w.log())
 
 
+_JOB_EVENT = re.compile(r"job (start|done|released|failed|deferred|dead) job=(\S+) kind=sync_chapter_content")
+
+
+def most_chapters_at_once(log: str) -> int:
+    """The most chapter jobs one worker's log shows started and not yet settled at the same time."""
+    open_jobs: set[str] = set()
+    most = 0
+    for event, job in _JOB_EVENT.findall(log):
+        if event == "start":
+            open_jobs.add(job)
+            most = max(most, len(open_jobs))
+        else:
+            open_jobs.discard(job)
+    return most
+
+
 @pytest.mark.parametrize("db_route", ["direct", "pgbouncer"], indirect=True)
 def test_three_workers_together_stay_within_rate_plus_burst_and_in_flight_limit(demo_site_factory, workers, db_route):
     # The site allows one token more than the workers' own limit: arrival jitter
@@ -97,7 +113,8 @@ def test_three_workers_together_stay_within_rate_plus_burst_and_in_flight_limit(
         f"in_flight<={IN_FLIGHT}: requests={len(arrivals)} in {duration:.2f} s "
         f"(mean {len(arrivals) / duration:.2f}/s) busiest_second={throttle.busiest_second()} "
         f"max_in_flight={throttle.max_in_flight} 429s={len(throttle.refusals)} "
-        f"processes_with_jobs={_processes_that_worked(running)}"
+        f"processes_with_jobs={_processes_that_worked(running)} "
+        f"most_chapters_at_once_in_a_process={max(most_chapters_at_once(w.log()) for w in running)}"
     )
     assert throttle.busiest_second() <= RATE + BURST
     assert throttle.max_in_flight <= IN_FLIGHT
@@ -105,6 +122,8 @@ def test_three_workers_together_stay_within_rate_plus_burst_and_in_flight_limit(
     # Over the whole run the rate holds too: burst, then RATE a second.
     assert len(arrivals) <= BURST + RATE * duration + 1
     assert _processes_that_worked(running) >= 2
+    # And threads of one process asked the source together, not only processes.
+    assert max(most_chapters_at_once(w.log()) for w in running) >= 2
     _exactly_once()
 
 
