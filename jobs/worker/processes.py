@@ -20,6 +20,7 @@ with its status, so a supervisor restarts the whole set.
 from __future__ import annotations
 
 import ctypes
+import gc
 import logging
 import os
 import signal
@@ -57,6 +58,9 @@ def run_processes(shares: list[int], run_one: Callable[[int], int]) -> int:
         # fork() copies only the calling thread: a lock another thread holds would stay held in the child.
         raise RuntimeError("worker processes must be forked before any thread starts")
     connections.close_all()  # a connection must not be shared by two processes
+    # What start-up built (modules, settings, the ORM's models) lives as long as the process: out of the
+    # collector's sight, a collection in a child neither walks it nor copies its shared pages (bench/README.md).
+    gc.freeze()
     sys.stdout.flush()
     sys.stderr.flush()
     parent = os.getpid()
