@@ -57,6 +57,8 @@ def run_processes(shares: list[int], run_one: Callable[[int], int]) -> int:
     if threading.active_count() > 1:
         # fork() copies only the calling thread: a lock another thread holds would stay held in the child.
         raise RuntimeError("worker processes must be forked before any thread starts")
+    # An unreachable database is the operator's to fix: said once, here (mangalord.startup), not by every child.
+    connections["default"].ensure_connection()
     connections.close_all()  # a connection must not be shared by two processes
     # What start-up built (modules, settings, the ORM's models) lives as long as the process: out of the
     # collector's sight, a collection in a child neither walks it nor copies its shared pages (bench/README.md).

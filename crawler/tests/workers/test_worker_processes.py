@@ -103,6 +103,17 @@ def test_a_killed_process_stops_the_others_and_the_command_fails(workers):
     assert "stopping the others" in command.log()
 
 
+@pytest.mark.process
+def test_a_missing_database_is_one_line_from_the_command_not_a_traceback_from_each_process(workers):
+    command = workers.start(
+        "--processes", "2", "--workers", "2", DATABASE_URL="postgres://postgres@127.0.0.1:5432/ml_no_such_db"
+    )
+    assert command.wait(60) == 2
+    assert "cannot connect to postgres://postgres@127.0.0.1:5432/ml_no_such_db" in command.log()
+    assert "Traceback" not in command.log()
+    assert "started 2 worker processes" not in command.log()
+
+
 def test_more_processes_than_job_threads_is_refused_naming_the_options():
     with pytest.raises(CommandError, match=r"--processes 3 is more than the 2 job threads"):
         call_command("crawl_worker", "--processes", "3", "--workers", "2", "--drain")
