@@ -1,6 +1,6 @@
 """Crawl benchmark: our crawl worker against aria2c on the same static Madara site, served by nginx.
 
-    python bench/crawl.py [--pages 3000] [--concurrency 8] [--profile]
+    python bench/crawl.py [--pages 3000] [--concurrency 8] [--processes P] [--profile]
     python bench/crawl.py --sources 20 --rate 5 [--pages 200]
 
 One source (the default): a Madara-theme site of --pages JPEG pages (mean
@@ -9,7 +9,8 @@ One source (the default): a Madara-theme site of --pages JPEG pages (mean
 at once; then our product crawls the same site as an operator would:
 `add_source --preset madara` (its dry run included; rate limit lifted with
 --set rate_limit/burst/max_concurrency), a foreground `metadata_pass`, then
-`crawl_worker --drain --workers C` with analysis off, on a scratch
+`crawl_worker --drain --workers C --processes P` (P: one per core, at most
+C, as README recommends; printed) with analysis off, on a scratch
 PostgreSQL database created by the migrations. Printed: pages/s of both and
 their ratio, CPU seconds per 1,000 pages (ours, and our PostgreSQL backends,
 from /proc), peak RSS, the versions compared. Every file aria2c wrote and
@@ -64,6 +65,12 @@ def arguments() -> argparse.Namespace:
         "workers for every source at once, plus two each)",
     )
     parser.add_argument(
+        "--processes",
+        type=int,
+        help="crawl_worker --processes: the --concurrency job threads shared by this many processes (default: "
+        "as README recommends, one per core, at most --concurrency; 1 with --profile)",
+    )
+    parser.add_argument(
         "--sources", type=int, default=1, help="sources crawled at once (the many-sources mode when > 1)"
     )
     parser.add_argument("--rate", type=float, default=5.0, help="each source's rate_limit with --sources")
@@ -82,6 +89,12 @@ def arguments() -> argparse.Namespace:
         args.concurrency = 8 if args.sources == 1 else max(8, -(-args.sources // MANY_WORKERS) + 2)
     if args.pages < 1 or args.concurrency < 1 or args.sources < 1 or args.rate <= 0:
         parser.error("--pages, --concurrency and --sources must be at least 1, --rate above 0")
+    if args.processes is None:
+        args.processes = 1 if args.profile else max(1, min(os.cpu_count() or 1, args.concurrency))
+    if not 1 <= args.processes <= args.concurrency:
+        parser.error("--processes must be between 1 and --concurrency")
+    if args.profile and args.processes > 1:
+        parser.error("--profile samples one worker process: leave out --processes or give 1")
     if args.profile and args.sources > 1:
         parser.error("--profile profiles the one-source crawl; leave out --sources")
     tools = ["nginx"] + (["aria2c"] if args.sources == 1 else []) + (["py-spy"] if args.profile else [])
@@ -168,8 +181,7 @@ def run_ours(run: Run, base_url: str, nginx: serve.Nginx, profile_dir: Path | No
         wrap = profiling.pyspy_command(profile_dir / "crawl_worker.speedscope.json")
         extra_env = {"CRAWL_BENCH_SQL_COUNTS": str(profile_dir / "sql.json")}
     started = time.monotonic()
-    args = ("--drain", "--no-schedule", "--workers", str(run.args.concurrency))
-    worker = runner.start_worker(*args, wrap=wrap, **extra_env)
+    worker = runner.start_worker(*worker_args(run.args), wrap=wrap, **extra_env)
     sampler.watch(worker.pid)
     usage = procstat.wait_with_usage(worker)
     wall = time.monotonic() - started
@@ -197,6 +209,10 @@ def run_ours(run: Run, base_url: str, nginx: serve.Nginx, profile_dir: Path | No
     )
 
 
+def worker_args(args: argparse.Namespace) -> tuple[str, ...]:
+    return ("--drain", "--no-schedule", "--workers", str(args.concurrency), "--processes", str(args.processes))
+
+
 def idle_worker_cpu(run: Run, runner: product.Product) -> tuple[float, float]:
     """The CPU of a worker's start and exit alone: `crawl_worker --drain` with nothing queued; (ours, PostgreSQL).
 
@@ -205,7 +221,7 @@ def idle_worker_cpu(run: Run, runner: product.Product) -> tuple[float, float]:
     without it.
     """
     sampler = procstat.Sampler(run.admin_dsn, run.database)
-    worker = runner.start_worker("--drain", "--no-schedule", "--workers", str(run.args.concurrency))
+    worker = runner.start_worker(*worker_args(run.args))
     sampler.watch(worker.pid)
     usage = procstat.wait_with_usage(worker)
     sampler.settle("ours", worker.pid, usage)
@@ -230,7 +246,7 @@ def one_source(run: Run) -> None:
     try:
         print(f"aria2c -j {args.concurrency}: fetching {pages:,} pages ...", flush=True)
         aria = run_aria2c(run, base_url, nginx)
-        print("ours: add_source, metadata pass, crawl_worker --drain ...", flush=True)
+        print(f"ours: add_source, metadata pass, crawl_worker {' '.join(worker_args(args))} ...", flush=True)
         ours = run_ours(run, base_url, nginx, profile_dir)
     finally:
         nginx.stop()
@@ -250,7 +266,7 @@ def report_one(run: Run, aria: Downloaded, ours: Crawled, profile_dir: Path | No
         f" | {aria.peak_rss_mb:.1f} MB |"
     )
     print(
-        f"| crawl_worker --drain --workers {args.concurrency} | {ours_rate:.1f} ({ours_rate / aria_rate:.2f}x)"
+        f"| crawl_worker --drain --workers {args.concurrency} --processes {args.processes} | {ours_rate:.1f} ({ours_rate / aria_rate:.2f}x)"
         f" | {ours.wall:.1f} | {per_k(total_cpu, pages):.2f} s ({per_k(ours.cpu, pages):.2f} ours"
         f" + {per_k(ours.pg_cpu, pages):.2f} PostgreSQL) | {ours.worker_peak_rss_mb:.1f} MB |"
     )

@@ -208,6 +208,7 @@ def store_image_stream(
     max_bytes: int | None = None,
     max_pixels: int | None = None,
     storage: Storage | None = None,
+    sync_directory: bool = True,
 ) -> StoredImage:
     """Stream `stream` into `directory` of `storage` (default_storage); returns what was stored.
 
@@ -216,6 +217,11 @@ def store_image_stream(
     (default settings.CRAWLER_MAX_IMAGE_BYTES) or `max_pixels` (default
     settings.CRAWLER_MAX_IMAGE_PIXELS), or do not decode; any error the stream
     raises mid-body propagates, also leaving no file. The caller closes the stream.
+
+    `sync_directory=False` leaves the new name's durability to the caller,
+    who must call `sync_stored_directory` before anything that records the
+    name is committed (a chapter's pages: once per batch of rows, not a
+    directory fsync a page).
     """
     directory = validate_directory(directory)
     storage = storage or default_storage
@@ -229,14 +235,20 @@ def store_image_stream(
     prefix, content_type, ext = meter.sniff()
     name = f"{directory}/{uuid.uuid4().hex}.{ext}"
     if isinstance(storage, FileSystemStorage):
-        width, height = _write_local(storage, name, prefix, content_type, meter, pixels)
+        width, height = _write_local(storage, name, prefix, content_type, meter, pixels, sync_directory)
     else:
         width, height = _write_via_storage_api(storage, name, prefix, content_type, meter, pixels)
     return StoredImage(name, content_type, width, height, meter.size, meter.hash.hexdigest())
 
 
 def _write_local(
-    storage: FileSystemStorage, name: str, prefix: bytes, content_type: str, meter: _Meter, max_pixels: int
+    storage: FileSystemStorage,
+    name: str,
+    prefix: bytes,
+    content_type: str,
+    meter: _Meter,
+    max_pixels: int,
+    sync_directory: bool,
 ) -> tuple[int, int]:
     """Temp file beside the target, fsync, decode check, atomic rename; the temp file goes on any failure."""
     final_path = storage.path(name)
@@ -257,7 +269,8 @@ def _write_local(
     except BaseException:
         _unlink_quietly(temp_path)
         raise
-    _fsync_directory(target_dir)
+    if sync_directory:
+        _fsync_directory(target_dir)
     return size
 
 
@@ -318,6 +331,19 @@ def delete_stored(name: str, *, storage: Storage | None = None) -> None:
     """Delete a stored file; a missing file or an empty name is fine (deletes are idempotent)."""
     if name:
         (storage or default_storage).delete(name)
+
+
+def sync_stored_directory(directory: str, *, storage: Storage | None = None) -> None:
+    """Make the names `store_image_stream(sync_directory=False)` put in `directory` durable (local storage only).
+
+    One directory fsync for every file renamed into it since the last one;
+    an object store's upload is durable when it returns.
+    """
+    storage = storage or default_storage
+    if isinstance(storage, FileSystemStorage):
+        path = storage.path(validate_directory(directory))
+        if os.path.isdir(path):
+            _fsync_directory(path)
 
 
 def _unlink_quietly(path: str) -> None:

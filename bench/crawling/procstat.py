@@ -61,6 +61,8 @@ class Seen:
     last: tuple[float, float]
     peak_rss_mb: float = 0.0
     name: str = ""
+    # A process reaped by an ancestor whose rusage was settled: its CPU is in that figure already.
+    in_ancestor: bool = False
 
     @property
     def system(self) -> float:
@@ -77,11 +79,11 @@ class Group:
 
     @property
     def cpu(self) -> float:
-        return sum(seen.cpu for seen in self.processes.values())
+        return sum(seen.cpu for seen in self.processes.values() if not seen.in_ancestor)
 
     @property
     def system(self) -> float:
-        return sum(seen.system for seen in self.processes.values())
+        return sum(seen.system for seen in self.processes.values() if not seen.in_ancestor)
 
 
 class Sampler:
@@ -92,6 +94,7 @@ class Sampler:
     ) -> None:
         self.groups = {"ours": Group(), "postgres": Group(), "nginx": Group()}
         self._ours: set[int] = set()
+        self._descendants: dict[int, set[int]] = {}  # a watched pid -> every descendant seen
         self._nginx = list(nginx or [])
         self._database = database
         self._ignore = ignore or set()  # backends of the benchmark's own sessions
@@ -117,10 +120,18 @@ class Sampler:
         self.sessions_opened = self._sessions() - self.sessions_before
 
     def settle(self, group: str, pid: int, usage: Usage) -> None:
-        """Replace the sampled CPU of `pid`, a child started after the sampler, by the kernel's exact figure."""
+        """Replace the sampled CPU of `pid`, a child started after the sampler, by the kernel's exact figure.
+
+        That figure holds the descendants it reaped (`wait_with_usage`): their
+        own samples keep only their peak RSS, or they would count twice.
+        """
         with self._lock:
-            seen = self.groups[group].processes.setdefault(pid, Seen((0.0, 0.0), (0.0, 0.0)))
+            processes = self.groups[group].processes
+            seen = processes.setdefault(pid, Seen((0.0, 0.0), (0.0, 0.0)))
             seen.first, seen.last = (0.0, 0.0), (usage.user, usage.system)
+            for descendant in self._descendants.get(pid, set()):
+                if descendant in processes:
+                    processes[descendant].in_ancestor = True
 
     def _sessions(self) -> int:
         if self._database is None:
@@ -150,9 +161,11 @@ class Sampler:
         pids = set(self._ours)
         for pid in list(self._ours):
             try:
-                pids.update(child.pid for child in psutil.Process(pid).children(recursive=True))
+                children = {child.pid for child in psutil.Process(pid).children(recursive=True)}
             except psutil.NoSuchProcess:
-                pass
+                continue
+            pids.update(children)
+            self._descendants.setdefault(pid, set()).update(children)
         return sorted(pids)
 
     def _look(self, conn: psycopg.Connection | None = None) -> None:

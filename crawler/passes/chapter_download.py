@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
-from catalog.storage import delete_stored, store_image_stream
+from catalog.storage import delete_stored, store_image_stream, sync_stored_directory
 from crawler.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater, SessionExpired, SourceBusy
 from crawler.pipeline_signals import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
@@ -121,7 +121,9 @@ def _store_page(chapter: Chapter, source: SourceAdapter, index: int, url: str, d
     """Stream one page into storage; its row, not written yet."""
     stream = source.open_image(url)
     try:
-        image = store_image_stream(stream, directory=directory, max_bytes=settings.CRAWLER_MAX_IMAGE_BYTES)
+        image = store_image_stream(
+            stream, directory=directory, max_bytes=settings.CRAWLER_MAX_IMAGE_BYTES, sync_directory=False
+        )
     except ImageRejected as exc:
         where = f"source {chapter.source_id!r}: page {index + 1} of chapter {chapter.id} {url}"
         raise ImageRefused(f"{where}: {exc}") from exc
@@ -147,6 +149,8 @@ def write_pages(pages: list[Page]) -> list[Page]:
     """
     if not pages:
         return []
+    # The files' names are made durable before any row names them (`_store_page` leaves it to here).
+    sync_stored_directory(page_directory(pages[0].chapter_id))
     try:
         with transaction.atomic():
             return Page.objects.bulk_create(pages)

@@ -263,6 +263,9 @@ class SourceHttp:
     def _keep_set_cookies(self, response: httpx.Response) -> None:
         # Move what the response set into our store; the client's own jar takes
         # nothing (`shared_client`), so it never adds a second Cookie header.
+        # Most answers (every image) set none: no cookie parsing for them.
+        if "set-cookie" not in response.headers:
+            return
         host = response.url.host
         for cookie in response.cookies.jar:
             self.cookies.set(cookie.name, cookie.value or "", cookie.domain if cookie.domain_specified else host)

@@ -252,6 +252,35 @@ def test_page_rows_are_written_a_batch_at_a_time(demo_site, manga, settings, mon
     )
 
 
+def test_the_page_directory_is_synced_once_a_row_batch_before_its_rows(demo_site, manga, settings, monkeypatch):
+    """Each file is fsynced; the directory (the renames) once per batch of rows, before the rows name the files."""
+    settings.ANALYSIS_ENABLED = False
+    monkeypatch.setattr(chapter_download, "PAGE_ROWS_PER_INSERT", 2)
+    job = lease_one("sync_chapter_content")
+    chapter_dir = os.path.join(settings.MEDIA_ROOT, page_directory(job.payload.chapter_id))
+    events: list[str] = []
+    real_fsync, real_bulk_create = os.fsync, Page.objects.bulk_create
+
+    def fsync(fd: int) -> None:
+        if os.path.isdir(f"/proc/self/fd/{fd}") and os.path.realpath(f"/proc/self/fd/{fd}") == chapter_dir:
+            events.append("dir")
+        real_fsync(fd)
+
+    def bulk_create(pages, *args, **kwargs):
+        events.append(f"rows {len(pages)} {len(os.listdir(chapter_dir))}")
+        return real_bulk_create(pages, *args, **kwargs)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(Page.objects, "bulk_create", bulk_create)
+    run_job(job)
+    count = Chapter.objects.get(id=job.payload.chapter_id).page_count
+    batches = [min(2, count - start) for start in range(0, count, 2)]
+    expected = []
+    for number, size in enumerate(batches):
+        expected += ["dir", f"rows {size} {sum(batches[: number + 1])}"]
+    assert events == expected
+
+
 def test_pages_stored_before_a_cancel_keep_their_rows(demo_site, manga, settings, monkeypatch):
     settings.ANALYSIS_ENABLED = False
     monkeypatch.setattr(chapter_download, "PAGE_ROWS_PER_INSERT", 10)
