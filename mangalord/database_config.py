@@ -52,4 +52,8 @@ def database(pooler: str, data_dir: Path) -> dict[str, Any]:
             "timeout": 30,
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         },
+        # Tests get a file too, not Django's shared-cache memory database: there a writer meeting another
+        # connection's table lock fails at once ("database table is locked") instead of waiting out the
+        # timeout as every process does on the file, so a worker's threads would race as they never do here.
+        "TEST": {"NAME": str(data_dir / "test_mangalord.sqlite3")},
     }
