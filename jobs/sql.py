@@ -8,7 +8,7 @@ keeps it:
 - the claim (`lease`): one statement instead of the ORM's three (lock the
   candidates, update, read back) plus a commit, and the only form that can
   keep the planner on the ordered index walk under stale statistics
-  (`_ORDERED_WALK` below: 16 ms per lease at 10,000 pending without it,
+  (`_ORDERED_WALK_SETTINGS` below: 16 ms per lease at 10,000 pending without it,
   under 1 ms with it; `jobs/tests/test_queue_lease_plan.py`);
 - the done acks of a step (`ack_done_many`): one statement for the batch
   instead of one guarded update per job; and when the step also has free
@@ -143,8 +143,6 @@ _CLAIM_LEASED = """
 # look like a query worth compiling (that took 200 ms). In an explicit
 # transaction both are put back after the claim.
 _ORDERED_WALK_SETTINGS = ("enable_sort", "jit")
-_ORDERED_WALK = "".join(f"SET LOCAL {name} = off;\n" for name in _ORDERED_WALK_SETTINGS)
-_ORDERED_WALK_END = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in _ORDERED_WALK_SETTINGS)
 
 LEASE = f"WITH leased AS ({_lease_candidates()}\n){_CLAIM_LEASED}"
 
@@ -258,7 +256,7 @@ def lease(
 
 
 def claim(sql: str, params: dict[str, Any]) -> list[tuple]:
-    """Run a claim statement with `_ORDERED_WALK` around it; its rows, claimed ones in lease order.
+    """Run a claim statement with sorts off around it (`_ORDERED_WALK_SETTINGS`); its rows, claimed ones in lease order.
 
     A claimed row ends with its `ord`; rows with a NULL `ord` (the acks of
     `ACK_AND_LEASE`) come last.
@@ -271,9 +269,30 @@ def claim(sql: str, params: dict[str, Any]) -> list[tuple]:
 
 
 def fetch_walking_in_order(cursor: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
-    """Run `sql` on `cursor` with `_ORDERED_WALK` around it and return its rows (an EXPLAIN's too)."""
-    cursor.execute(f"{_ORDERED_WALK}{sql}{_ORDERED_WALK_END}", params)
-    for _ in _ORDERED_WALK_SETTINGS:  # past the SETs' results
+    """Run `sql` on `cursor` with sorts off around it and return its rows (an EXPLAIN's too)."""
+    return _fetch_with_plans_off(cursor, sql, params, _ORDERED_WALK_SETTINGS)
+
+
+# A capped count ("are there more than N?") must walk an index and stop after N + 1 rows. Where the
+# visibility map is stale, as on a queue whose rows change all the time, an index-only walk is priced
+# as a heap fetch a row, and the planner reads a big group by sequential scan instead, "until N + 1
+# match": that reads every row stored before them, 362 ms for the dashboard's counts at 10k mangas
+# against 2.8 ms (bench/big_site.py, after a few thousand rolled-back leases and requeues). With
+# sequential and bitmap scans off for the statement, the bounded index walk is the plan left.
+_INDEX_WALK_SETTINGS = ("enable_seqscan", "enable_bitmapscan", "jit")
+
+
+def fetch_walking_an_index(cursor: Any, sql: str, params: dict[str, Any]) -> list[tuple]:
+    """Run `sql` on `cursor` with sequential and bitmap scans off around it; its rows (an EXPLAIN's too)."""
+    return _fetch_with_plans_off(cursor, sql, params, _INDEX_WALK_SETTINGS)
+
+
+def _fetch_with_plans_off(cursor: Any, sql: str, params: dict[str, Any], settings: tuple[str, ...]) -> list[tuple]:
+    """`sql` with each planner setting off for it alone (SET LOCAL, put back after, also inside a transaction)."""
+    start = "".join(f"SET LOCAL {name} = off;\n" for name in settings)
+    end = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in settings)
+    cursor.execute(f"{start}{sql}{end}", params)
+    for _ in settings:  # past the SETs' results
         cursor.nextset()
     return cursor.fetchall()
 

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from bigsite.seed import LONG_MANGA_ID, Size, row_id
+from bigsite.seed import LONG_MANGA_ID, SEARCHED_MANGA, Size, row_id, searched_term
 
-# Titles end in their number: 1 manga matches at 10k, 20 at 100k (4242, x4242, 4242x), so the answer grows too.
-SEARCH = "4242"
+# One manga's title end, the same answer at every size (a bare number such as "4242" also matched
+# x4242 and 4242x: 1 manga at 10k, 20 at 100k, so the answer grew with the table).
+SEARCH = searched_term(SEARCHED_MANGA)
 SLOW_CALL_SECS = 2.0  # an operation slower than this is timed MIN_RUNS times, not --runs
 MIN_RUNS = 5
 LEASE = timedelta(seconds=60)
@@ -127,7 +128,7 @@ def operations(size: Size) -> list[Operation]:
         Operation("backlog deep page back (90 %, cursor)", _get(client, f"{admin}/backlog/", before=deep_cursor)),
         Operation("backlog search", _get(client, f"{admin}/backlog/", q=SEARCH)),
         Operation("history search", _get(client, f"{admin}/history/", q=SEARCH)),
-        Operation("dead-job search", _get(client, f"{admin}/dead-jobs/", q=SEARCH)),
+        Operation("dead-job search", _get(client, f"{admin}/dead-jobs/", q=searched_term(size.dead_manga))),
         Operation(
             "requeue all 10,000 dead",
             _post(client, f"{admin}/requeue/", {"scope": "all", "confirm": True}),

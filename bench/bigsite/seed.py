@@ -13,9 +13,12 @@ after the first metadata pass):
   reaper's 7-day retention (so `reap` always has the same work);
 - 10,000 dead jobs (the requeue-all case), one per chapter with no job in flight.
 
-Titles are "<Word> <word> <n>", so a search for a number such as 4242 finds
-a handful of mangas at any size. Ids are md5-derived, so every run and size
-names the same rows the same way.
+Titles are "<Word> <word> <n>" (`title`). The searches look for the end of
+one manga's title, which names that manga alone at every size and whose jobs
+are the same at every size (`searched_term`, `dead_searched_term`): the
+answer stays put while the table around it grows, as when an operator looks
+for one series. Ids are md5-derived, so every run and size names the same
+rows the same way.
 """
 
 from __future__ import annotations
@@ -41,6 +44,19 @@ def row_id(kind: str, n: int) -> uuid.UUID:
 
 LONG_MANGA_ID = row_id("long-manga", 0)
 
+# Its 15 chapters are queued and each was downloaded twice before at every size: 15 pending + 30 done jobs.
+SEARCHED_MANGA = 2_424
+
+
+def title(n: int) -> str:
+    """Manga `n`'s title, as `_MANGAS` writes it."""
+    return f"{WORDS[n % 10].capitalize()} {WORDS[(n // 10) % 10]} {n}"
+
+
+def searched_term(n: int) -> str:
+    """The end of manga `n`'s title: "moon 2424" is in no other title ("Moon school 24240" has another word)."""
+    return title(n).split(" ", 1)[1]
+
 
 @dataclass(frozen=True)
 class Size:
@@ -61,6 +77,11 @@ class Size:
     @property
     def done(self) -> int:
         return self.mangas * 20
+
+    @property
+    def dead_manga(self) -> int:
+        """The first manga whose 15 chapters all have a dead job (and one done job each) at this size."""
+        return -(-self.pending // CHAPTERS_PER_MANGA)
 
     def describe(self) -> str:
         return (

@@ -20,7 +20,7 @@ from crawler.passes import disk_guard
 from crawler.sources import limiter
 from crawler.status.publish import HEARTBEAT_SECS
 from crawler.status.source_stats import source_stats
-from jobs import kinds
+from jobs import kinds, sql
 from jobs.models import Job, JobState, WorkerStatus
 
 # A worker that missed three heartbeats is gone (killed, host down, hung).
@@ -39,7 +39,8 @@ COUNT_EXACT_UP_TO = 10_000
 
 # One statement: per counted state (a literal, so the partial index crawler_jobs_counted_idx
 # applies) and kind, the jobs counted by an index-only walk that stops after COUNT_EXACT_UP_TO + 1.
-# A million pending jobs used to be a parallel scan on every status request (351 ms).
+# A million pending jobs used to be a parallel scan on every status request (351 ms). It runs with
+# sequential and bitmap scans off (jobs.sql.fetch_walking_an_index): the walk must stop at the bound.
 _PG_CAPPED_COUNTS = "\nUNION ALL\n".join(
     f"""SELECT k.kind, '{state.value}',
        (SELECT count(*) FROM (SELECT 1 FROM crawler_jobs j WHERE j.state = '{state.value}' AND j.kind = k.kind
@@ -64,8 +65,10 @@ def queue_counts() -> dict[str, Any]:
             counts.setdefault(kind, {s.value: 0 for s in COUNTED_STATES})[state] = n
         return counts
     with connection.cursor() as cursor:
-        cursor.execute(_PG_CAPPED_COUNTS, {"kinds": list(counts), "limit": COUNT_EXACT_UP_TO + 1})
-        for kind, state, n in cursor.fetchall():
+        capped = sql.fetch_walking_an_index(
+            cursor, _PG_CAPPED_COUNTS, {"kinds": list(counts), "limit": COUNT_EXACT_UP_TO + 1}
+        )
+        for kind, state, n in capped:
             if n > COUNT_EXACT_UP_TO:
                 n = max(_estimated(cursor, kind, state), COUNT_EXACT_UP_TO)
                 counts[kind].setdefault("estimated", []).append(state)

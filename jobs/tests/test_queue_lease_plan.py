@@ -8,9 +8,7 @@ sorts off for their own transaction, which leaves the ordered index walk that
 stops after `max` rows.
 """
 
-import json
 import uuid
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -20,6 +18,7 @@ from django.db import connection
 from analysis.payloads import AnalyzePage
 from jobs import queue, sql
 from jobs.models import Job, JobState
+from testsupport.plans import plan_nodes
 
 pytestmark = [
     pytest.mark.django_db,
@@ -29,25 +28,6 @@ pytestmark = [
 LEASE = timedelta(minutes=5)
 HISTORY = 3000
 BACKLOG = 3000
-
-
-def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    yield plan
-    for child in plan.get("Plans", ()):
-        yield from _nodes(child)
-
-
-def _plan(statement: str, params: dict[str, Any], *, ordered_walk: bool) -> list[dict[str, Any]]:
-    explain = f"EXPLAIN (FORMAT JSON) {statement}"
-    with connection.cursor() as cursor:
-        if ordered_walk:
-            document = sql.fetch_walking_in_order(cursor, explain, params)[0][0]
-        else:
-            cursor.execute(explain, params)
-            document = cursor.fetchone()[0]
-    if isinstance(document, str):
-        document = json.loads(document)
-    return list(_nodes(document[0]["Plan"]))
 
 
 def _walks_the_leasable_index(nodes: list[dict[str, Any]]) -> bool:
@@ -75,7 +55,7 @@ def test_stale_statistics_would_sort_the_whole_backlog_without_the_ordered_walk(
     # The trap the claim statements avoid: under these statistics the bare
     # lease plans a sort of every pending row.
     params = sql.lease_params(["analyze_page"], 10, LEASE, ())
-    nodes = _plan(sql.LEASE, params, ordered_walk=False)
+    nodes = plan_nodes(sql.LEASE, params)
 
     assert any(n["Node Type"] == "Sort" for n in nodes)
     assert not _walks_the_leasable_index(nodes)
@@ -83,7 +63,7 @@ def test_stale_statistics_would_sort_the_whole_backlog_without_the_ordered_walk(
 
 def test_lease_walks_the_leasable_index_without_a_sort_under_stale_statistics(stale_statistics):
     params = sql.lease_params(["analyze_page"], 10, LEASE, ())
-    nodes = _plan(sql.LEASE, params, ordered_walk=True)
+    nodes = plan_nodes(sql.LEASE, params, sql.fetch_walking_in_order)
 
     assert _walks_the_leasable_index(nodes)
     assert not any(n["Node Type"] == "Sort" for n in nodes)
