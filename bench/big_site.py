@@ -11,9 +11,10 @@ source's and the analyze worker's jobs queued behind the big source's), then
 VACUUM ANALYZE. Every operation of bench/bigsite/operations.py is called once
 to warm up and then --runs times (5 when a call takes over 2 s); the median is
 printed with the SQL statements of the last call. Operations that write run in
-a rolled-back transaction. Last, one table: the median at each size and the
-growth ratio between the two. `--sizes 10000` runs the small size alone.
-`--keep` leaves the databases (a kept one that already holds its rows is reused,
+a rolled-back transaction, and the jobs table is vacuumed after them
+(untimed). Last, one table: the median at each size and the growth ratio
+between the two. `--sizes 10000` runs the small size alone. `--keep` leaves
+the databases (a kept one that already holds its rows is vacuumed and reused,
 not refilled); `--json` writes the medians for comparing runs; `--only NAME` times only the
 operations whose name contains NAME (repeatable).
 """
@@ -81,6 +82,7 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]
         call_command("migrate", verbosity=0)
         if _already_seeded(size):
             print(f"reusing {db_url} ({size.describe()})")
+            _vacuum("")  # what earlier runs' rolled-back writes left, when autovacuum is off
         else:
             began = time.perf_counter()
             print(f"filling {db_url}: {size.describe()}")
@@ -95,6 +97,8 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]
             if only and not any(part in operation.name for part in only):
                 continue
             timed = time_operation(operation, runs)
+            if operation.writes:
+                _vacuum("crawler_jobs")
             results[timed.name] = {"median_ms": timed.median_ms, "queries": timed.queries}
             print(f"{timed.name:<40} {timed.median_ms:>10.1f} {timed.runs:>5} {timed.queries:>8}", flush=True)
         ran_on = versions()
@@ -103,6 +107,20 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]
     finally:
         if not keep:
             scratch.drop_database(db_url)
+
+
+def _vacuum(table: str) -> None:
+    """VACUUM ANALYZE, untimed: each operation meets the table as autovacuum keeps it, not the last one's dead rows.
+
+    A writing operation runs in a transaction rolled back after each call, so
+    every call leaves its new row versions and index entries behind as dead
+    ones; on a server with autovacuum off (as here) nothing would ever clear
+    them, and each run would time a more bloated table than the last.
+    """
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM ANALYZE {table}")
 
 
 def print_growth(sizes: list[Size], results: dict[str, dict[str, dict]]) -> None:
@@ -124,10 +142,12 @@ def versions() -> str:
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version")
         server = cursor.fetchone()[0]
+        cursor.execute("SHOW autovacuum")
+        autovacuum = cursor.fetchone()[0]
     commit = subprocess.run(
         ["git", "-C", scratch.REPO_ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    return f"Python {platform.python_version()}, Django {get_version()}, PostgreSQL {server}, commit {commit or '?'}"
+    return f"Python {platform.python_version()}, Django {get_version()}, PostgreSQL {server} (autovacuum {autovacuum}), commit {commit or '?'}"
 
 
 def main() -> None:
