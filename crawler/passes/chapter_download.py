@@ -30,6 +30,7 @@ from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream, sync_stored_directory
 from crawler.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater, SessionExpired, SourceBusy
+from crawler.passes.page_rows import insert_page_rows
 from crawler.pipeline_signals import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
@@ -142,7 +143,7 @@ def _store_page(chapter: Chapter, source: SourceAdapter, index: int, url: str, d
 
 
 def write_pages(pages: list[Page]) -> list[Page]:
-    """Insert the rows of stored pages in one statement; returns the rows this call wrote.
+    """Insert the rows of stored pages in one statement (`page_rows`); returns the rows this call wrote.
 
     When another run wrote one of the indexes first, the batch is written row
     by row and each duplicate's file is deleted.
@@ -152,8 +153,8 @@ def write_pages(pages: list[Page]) -> list[Page]:
     # The files' names are made durable before any row names them (`_store_page` leaves it to here).
     sync_stored_directory(page_directory(pages[0].chapter_id))
     try:
-        with transaction.atomic():
-            return Page.objects.bulk_create(pages)
+        insert_page_rows(pages)
+        return pages
     except IntegrityError:
         pass
     written = []
