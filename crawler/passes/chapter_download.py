@@ -89,8 +89,9 @@ def _download(chapter: Chapter, source: SourceAdapter, *, status: StatusHandle, 
         # Markup drift usually looks like this; "done with 0 pages" would hide it.
         raise CrawlerError(f"source lists no pages for chapter {chapter.id} ({chapter.source_chapter_key})")
     directory = page_directory(chapter.id)
-    remove_orphans(chapter)
-    have = set(Page.objects.filter(chapter=chapter).values_list("index", flat=True))
+    rows = list(Page.objects.filter(chapter=chapter).values_list("index", "image"))  # one read for both uses
+    remove_orphans(chapter, referenced={image for _, image in rows})
+    have = {index for index, _ in rows}
     total = len(urls)
     done = sum(1 for i in range(total) if i in have)
     status.set_chapter_pages(chapter.id, done, total)
@@ -180,11 +181,10 @@ def _write_before_leaving(chapter: Chapter, pages: list[Page]) -> None:
         logger.warning("chapter %s: could not record %d stored pages; they are fetched again", chapter.id, len(pages))
 
 
-def remove_orphans(chapter: Chapter) -> list[str]:
-    """Delete files in the chapter's directory that no Page row references, and the readers' scaled copies of
-    pages that have no row any more (deleted for a re-download); returns their names."""
+def remove_orphans(chapter: Chapter, referenced: set[str]) -> list[str]:
+    """Delete files in the chapter's directory that none of `referenced` (its Page rows' names) is, and the
+    readers' scaled copies of pages that have no row any more (deleted for a re-download); returns their names."""
     directory = page_directory(chapter.id)
-    referenced = set(Page.objects.filter(chapter=chapter).values_list("image", flat=True))
     try:
         _, files = default_storage.listdir(directory)
     except FileNotFoundError:

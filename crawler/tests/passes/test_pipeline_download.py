@@ -252,6 +252,16 @@ def test_page_rows_are_written_a_batch_at_a_time(demo_site, manga, settings, mon
     )
 
 
+def test_a_chapter_reads_its_existing_page_rows_once(demo_site, manga, settings):
+    """The orphan sweep and the pages to skip come from one read of the chapter's rows, not two."""
+    settings.ANALYSIS_ENABLED = False
+    job = lease_one("sync_chapter_content")
+    with CaptureQueriesContext(connection) as queries:
+        run_job(job)
+    reads = [q["sql"] for q in queries if q["sql"].startswith("SELECT") and 'FROM "catalog_page"' in q["sql"]]
+    assert len(reads) == 1
+
+
 def test_the_page_directory_is_synced_once_a_row_batch_before_its_rows(demo_site, manga, settings, monkeypatch):
     """Each file is fsynced; the directory (the renames) once per batch of rows, before the rows name the files."""
     settings.ANALYSIS_ENABLED = False
