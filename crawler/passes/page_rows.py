@@ -17,6 +17,7 @@ is sent, as `bulk_create` sent none.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -33,7 +34,7 @@ def insert_page_rows(pages: list[Page]) -> None:
     now = timezone.now()
     created_at = Page._meta.get_field("created_at").get_db_prep_save(now, connection)
     id_field, chapter_field = Page._meta.get_field("id"), Page._meta.get_field("chapter")
-    params: list[object] = []
+    params: list[Any] = []
     for page in pages:
         page.created_at = now
         params += (
