@@ -17,21 +17,23 @@ from django.core.management import get_commands, load_command_class
 from conftest import REPO_ROOT
 
 # What only the web process uses: Daphne's server and Twisted's reactor, Django REST framework's views and
-# serializers, drf-spectacular's schema machinery, and the URLconf with every view behind it.
-WEB_ONLY = (
+# serializers, drf-spectacular's schema machinery, and the URLconf with every view behind it; and what a
+# worker needs only on its first use (dateparser: the first chapter date to read).
+NOT_AT_START = (
     "twisted.internet.reactor",
     "daphne.server",
     "rest_framework.views",
     "rest_framework.serializers",
     "drf_spectacular.plumbing",
     "mangalord.urls",
+    "dateparser",
 )
 
 SET_UP = "import django; django.setup(); "
-REPORT = f"import json, sys; print(json.dumps([m for m in {WEB_ONLY!r} if m in sys.modules]))"
+REPORT = f"import json, sys; print(json.dumps([m for m in {NOT_AT_START!r} if m in sys.modules]))"
 
 
-def loaded_web_modules(code: str, env: dict[str, str]) -> list[str]:
+def loaded_too_early(code: str, env: dict[str, str]) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120
     )
@@ -44,12 +46,12 @@ def env(child_env):
     return {**child_env, "DJANGO_SETTINGS_MODULE": "mangalord.settings", "ANALYSIS_ENABLED": "false"}
 
 
-def test_setting_django_up_for_the_worker_command_loads_nothing_of_the_web_process(env):
+def test_setting_django_up_for_the_worker_commands_loads_nothing_of_the_web_process(env):
     code = (
         SET_UP + "from django.core.management import load_command_class; "
         "load_command_class('crawler', 'crawl_worker'); load_command_class('analysis', 'analyze_worker'); " + REPORT
     )
-    assert loaded_web_modules(code, env) == []
+    assert loaded_too_early(code, env) == []
 
 
 @pytest.mark.django_db(transaction=True)
@@ -59,7 +61,7 @@ def test_an_idle_drain_runs_without_the_urlconf_or_the_api(env):
         SET_UP + "from django.core.management import call_command; "
         "call_command('crawl_worker', '--drain', '--no-schedule', '--workers', '2'); " + REPORT
     )
-    assert loaded_web_modules(code, env) == []
+    assert loaded_too_early(code, env) == []
 
 
 def test_runserver_is_still_daphnes():
