@@ -18,7 +18,7 @@ from conftest import REPO_ROOT
 
 # What only the web process uses: Daphne's server and Twisted's reactor, Django REST framework's views and
 # serializers, drf-spectacular's schema machinery, and the URLconf with every view behind it; and what a
-# worker needs only on its first use (dateparser: the first chapter date to read).
+# worker needs only from its first job (httpx with the adapters) or its first chapter date (dateparser).
 NOT_AT_START = (
     "twisted.internet.reactor",
     "daphne.server",
@@ -26,6 +26,7 @@ NOT_AT_START = (
     "rest_framework.serializers",
     "drf_spectacular.plumbing",
     "mangalord.urls",
+    "httpx",
     "dateparser",
 )
 
