@@ -36,6 +36,11 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from None
 
+        if len(shares) > 1:
+            # What the first job imports (the adapters, httpx: crawler.workers.handlers), imported once here
+            # before the fork and shared by the children, rather than once in each.
+            import crawler.sources.factory  # noqa: F401
+
         def run_one(concurrency: int) -> int:
             worker = crawl_worker(concurrency=concurrency, schedule=not options["no_schedule"])
             return worker.run(once=options["once"], drain=options["drain"])

@@ -34,12 +34,17 @@ SET_UP = "import django; django.setup(); "
 REPORT = f"import json, sys; print(json.dumps([m for m in {NOT_AT_START!r} if m in sys.modules]))"
 
 
-def loaded_too_early(code: str, env: dict[str, str]) -> list[str]:
+def last_line(code: str, env: dict[str, str]) -> str:
+    """What `python -c code` printed last, in a child process of its own."""
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return done.stdout.strip().splitlines()[-1]
+
+
+def loaded_too_early(code: str, env: dict[str, str]) -> list[str]:
+    return json.loads(last_line(code, env))
 
 
 @pytest.fixture
@@ -76,3 +81,14 @@ def test_the_api_schema_still_describes_the_header_credentials(client):
     """The description is registered with the authentication class now, not at every process's start."""
     schema = client.get("/api/schema/", {"format": "json"}).json()
     assert {"tokenAuth", "basicAuth", "apiKeyAuth"} <= set(schema["components"]["securitySchemes"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_several_processes_the_adapters_are_imported_once_before_the_fork(env):
+    """Each child would otherwise import them at its first job: once in the parent, shared copy-on-write."""
+    code = (
+        SET_UP + "import sys; from django.core.management import call_command; "
+        "call_command('crawl_worker', '--drain', '--no-schedule', '--workers', '2', '--processes', '2'); "
+        "print(sorted(m for m in ('httpx', 'crawler.sources.factory') if m in sys.modules))"
+    )
+    assert last_line(code, env) == "['crawler.sources.factory', 'httpx']"
