@@ -6,6 +6,3 @@ class AccountsConfig(AppConfig):
 
     name = "accounts"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        from accounts import schema  # noqa: F401  (registers the API schema's description of the credentials)

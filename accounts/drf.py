@@ -23,6 +23,10 @@ from rest_framework.request import Request
 
 from accounts import credentials, policy
 
+# The API schema's description of these credentials (drf-spectacular finds it by subclass), registered with
+# the class it describes: only processes that serve the API load either, never a worker.
+from accounts import schema as _schema  # noqa: F401
+
 
 class HeaderCredentialsAuthentication(BaseAuthentication):
     """Any header scheme of `accounts.credentials` (Basic, Token, registered ones), lockout included.

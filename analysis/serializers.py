@@ -10,7 +10,6 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from analysis.models import PageAnalysis
-from catalog.api import extensions
 from catalog.models import Chapter
 
 TOP_TAGS = 10
@@ -86,11 +85,3 @@ class ChapterAnalysisSummaryField(serializers.Field):
 
     def to_representation(self, chapter: Chapter) -> dict[str, Any]:
         return chapter_analysis_summary(chapter)
-
-
-def register_library_fields() -> None:
-    """Show analysis in the library API: each page's result (null before the first) and the chapter summary."""
-    extensions.register_page_field(
-        "analysis", lambda: PageAnalysisSerializer(read_only=True, allow_null=True), select_related="analysis"
-    )
-    extensions.register_chapter_field("analysis_summary", ChapterAnalysisSummaryField)

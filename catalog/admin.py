@@ -15,8 +15,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from catalog.api.pagination import CappedCountPaginator
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
+from catalog.paginators import CappedCountPaginator
 
 # A changelist counts its rows up to this many: past it the count is a lower bound.
 ADMIN_COUNT_CAP = 10_000

@@ -55,7 +55,8 @@ SESSION_COOKIE_SECURE = read("SESSION_COOKIE_SECURE", strict_bool, False)
 CSRF_COOKIE_SECURE = read("CSRF_COOKIE_SECURE", strict_bool, False)
 
 INSTALLED_APPS = [
-    "daphne",
+    # `runserver` served by Daphne; before staticfiles, whose `runserver` it replaces (mangalord.devserver).
+    "mangalord.devserver",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

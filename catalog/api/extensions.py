@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from rest_framework import serializers
+if TYPE_CHECKING:  # the fields are built in the web process only; registering them imports no DRF
+    from rest_framework import serializers
 
-FieldFactory = Callable[[], serializers.Field]
+FieldFactory = Callable[[], "serializers.Field"]
 
 
 @dataclass(frozen=True)

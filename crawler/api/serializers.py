@@ -13,10 +13,10 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from catalog.api.pagination import MAX_PAGE
 from catalog.api.seek import MAX_OFFSET_ROWS
 from catalog.disk import parse_floor
 from catalog.models import Chapter, Manga, Source
+from catalog.paginators import MAX_PAGE
 from crawler.control import actions, backlog
 from jobs import kinds
 from jobs.models import Job, JobState

@@ -30,6 +30,7 @@ from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, store_image_stream, sync_stored_directory
 from crawler.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater, SessionExpired, SourceBusy
+from crawler.passes.page_rows import insert_page_rows
 from crawler.pipeline_signals import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
@@ -88,8 +89,9 @@ def _download(chapter: Chapter, source: SourceAdapter, *, status: StatusHandle, 
         # Markup drift usually looks like this; "done with 0 pages" would hide it.
         raise CrawlerError(f"source lists no pages for chapter {chapter.id} ({chapter.source_chapter_key})")
     directory = page_directory(chapter.id)
-    remove_orphans(chapter)
-    have = set(Page.objects.filter(chapter=chapter).values_list("index", flat=True))
+    rows = list(Page.objects.filter(chapter=chapter).values_list("index", "image"))  # one read for both uses
+    remove_orphans(chapter, referenced={image for _, image in rows})
+    have = {index for index, _ in rows}
     total = len(urls)
     done = sum(1 for i in range(total) if i in have)
     status.set_chapter_pages(chapter.id, done, total)
@@ -142,7 +144,7 @@ def _store_page(chapter: Chapter, source: SourceAdapter, index: int, url: str, d
 
 
 def write_pages(pages: list[Page]) -> list[Page]:
-    """Insert the rows of stored pages in one statement; returns the rows this call wrote.
+    """Insert the rows of stored pages in one statement (`page_rows`); returns the rows this call wrote.
 
     When another run wrote one of the indexes first, the batch is written row
     by row and each duplicate's file is deleted.
@@ -152,8 +154,8 @@ def write_pages(pages: list[Page]) -> list[Page]:
     # The files' names are made durable before any row names them (`_store_page` leaves it to here).
     sync_stored_directory(page_directory(pages[0].chapter_id))
     try:
-        with transaction.atomic():
-            return Page.objects.bulk_create(pages)
+        insert_page_rows(pages)
+        return pages
     except IntegrityError:
         pass
     written = []
@@ -179,11 +181,10 @@ def _write_before_leaving(chapter: Chapter, pages: list[Page]) -> None:
         logger.warning("chapter %s: could not record %d stored pages; they are fetched again", chapter.id, len(pages))
 
 
-def remove_orphans(chapter: Chapter) -> list[str]:
-    """Delete files in the chapter's directory that no Page row references, and the readers' scaled copies of
-    pages that have no row any more (deleted for a re-download); returns their names."""
+def remove_orphans(chapter: Chapter, referenced: set[str]) -> list[str]:
+    """Delete files in the chapter's directory that none of `referenced` (its Page rows' names) is, and the
+    readers' scaled copies of pages that have no row any more (deleted for a re-download); returns their names."""
     directory = page_directory(chapter.id)
-    referenced = set(Page.objects.filter(chapter=chapter).values_list("image", flat=True))
     try:
         _, files = default_storage.listdir(directory)
     except FileNotFoundError:

@@ -13,8 +13,6 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 
-import dateparser
-
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
 
 
@@ -35,6 +33,10 @@ def parse_date(
             return _aware(dt.datetime.strptime(plain, fmt))
         except ValueError:
             continue
+    # Imported on the first phrase to parse, not with the settings' validation at every process's start:
+    # 50 ms of CPU that a worker downloading chapters (or finding nothing to do) never needs.
+    import dateparser
+
     base = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC).replace(tzinfo=None)
     parsed = dateparser.parse(
         raw,

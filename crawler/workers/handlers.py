@@ -22,7 +22,6 @@ from crawler.passes.chapter_download import download_chapter
 from crawler.passes.chapters import sync_chapters
 from crawler.passes.disk_guard import ensure_room_for_pages
 from crawler.passes.download_backfill import run_backfill
-from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.passes.pipeline import process_manga_ref
 from crawler.passes.reconcile import run_reconcile
 from crawler.payloads import (
@@ -35,7 +34,6 @@ from crawler.payloads import (
 )
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
-from crawler.sources.factory import get_source
 from crawler.status import phases
 from crawler.status.handle import StatusHandle
 from jobs.kinds import Kind
@@ -77,6 +75,10 @@ def _source_row(source_id: str) -> Source | None:
 
 @contextmanager
 def _open_source(row: Source, ctx: JobContext) -> Iterator[SourceAdapter]:
+    # The adapters (httpx and the parsers with them) are imported by a worker's first job, not at every
+    # process's start: a cron-started `--drain` that finds nothing to do never needs them.
+    from crawler.sources.factory import get_source
+
     source = get_source(row, browser=ctx.browser, cancel=ctx.cancel, yield_when_busy=True)
     try:
         yield source
@@ -139,6 +141,8 @@ def handle_sync_chapter_content(payload: SyncChapterContent, ctx: JobContext) ->
 
 
 def handle_metadata_pass(payload: MetadataPass, ctx: JobContext) -> None:
+    from crawler.passes.metadata_pass import run_metadata_pass  # with the adapters: see `_open_source`
+
     row = _source_row(payload.source_id)
     if row is None:
         return

@@ -10,6 +10,10 @@ from jobs.worker.processes import run_processes, split_threads
 
 class Command(BaseCommand):
     help = "Lease and run crawl jobs (chapter downloads, manga syncs, metadata and reconcile passes)."
+    # Django's system checks look at the web process's parts (the URLconf and every view behind it, templates,
+    # the admin, security headers): 0.2 s of CPU at each start of a worker that uses none of them. `migrate`
+    # and `check` still run them at every deploy.
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser):
         add_loop_options(parser)
@@ -31,6 +35,11 @@ class Command(BaseCommand):
             shares = split_threads(threads, options["processes"])
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+
+        if len(shares) > 1:
+            # What the first job imports (the adapters, httpx: crawler.workers.handlers), imported once here
+            # before the fork and shared by the children, rather than once in each.
+            import crawler.sources.factory  # noqa: F401
 
         def run_one(concurrency: int) -> int:
             worker = crawl_worker(concurrency=concurrency, schedule=not options["no_schedule"])

@@ -252,6 +252,16 @@ def test_page_rows_are_written_a_batch_at_a_time(demo_site, manga, settings, mon
     )
 
 
+def test_a_chapter_reads_its_existing_page_rows_once(demo_site, manga, settings):
+    """The orphan sweep and the pages to skip come from one read of the chapter's rows, not two."""
+    settings.ANALYSIS_ENABLED = False
+    job = lease_one("sync_chapter_content")
+    with CaptureQueriesContext(connection) as queries:
+        run_job(job)
+    reads = [q["sql"] for q in queries if q["sql"].startswith("SELECT") and 'FROM "catalog_page"' in q["sql"]]
+    assert len(reads) == 1
+
+
 def test_the_page_directory_is_synced_once_a_row_batch_before_its_rows(demo_site, manga, settings, monkeypatch):
     """Each file is fsynced; the directory (the renames) once per batch of rows, before the rows name the files."""
     settings.ANALYSIS_ENABLED = False
@@ -259,19 +269,19 @@ def test_the_page_directory_is_synced_once_a_row_batch_before_its_rows(demo_site
     job = lease_one("sync_chapter_content")
     chapter_dir = os.path.join(settings.MEDIA_ROOT, page_directory(job.payload.chapter_id))
     events: list[str] = []
-    real_fsync, real_bulk_create = os.fsync, Page.objects.bulk_create
+    real_fsync, real_insert = os.fsync, chapter_download.insert_page_rows
 
     def fsync(fd: int) -> None:
         if os.path.isdir(f"/proc/self/fd/{fd}") and os.path.realpath(f"/proc/self/fd/{fd}") == chapter_dir:
             events.append("dir")
         real_fsync(fd)
 
-    def bulk_create(pages, *args, **kwargs):
+    def insert_page_rows(pages):
         events.append(f"rows {len(pages)} {len(os.listdir(chapter_dir))}")
-        return real_bulk_create(pages, *args, **kwargs)
+        return real_insert(pages)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(Page.objects, "bulk_create", bulk_create)
+    monkeypatch.setattr(chapter_download, "insert_page_rows", insert_page_rows)
     run_job(job)
     count = Chapter.objects.get(id=job.payload.chapter_id).page_count
     batches = [min(2, count - start) for start in range(0, count, 2)]

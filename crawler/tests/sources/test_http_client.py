@@ -73,3 +73,17 @@ def test_a_response_body_is_read_in_pieces_of_a_quarter_mebibyte_not_httpcores_6
 
     assert READ_BYTES == 256 * 1024
     assert httpcore.HTTP11Connection.READ_NUM_BYTES == READ_BYTES
+
+
+def test_an_answer_that_sets_no_cookie_goes_through_no_cookie_machinery(site, monkeypatch):
+    # The shared client keeps no cookies, so it has nothing to extract: an answer's Set-Cookie reaches the
+    # adapter's own store alone (the test above), and the answers that set none (every image) cost nothing.
+    import http.cookiejar
+
+    adapter = _adapter_http(site)
+    adapter.request_page(f"{site}/login")
+    extracted = []
+    monkeypatch.setattr(http.cookiejar.CookieJar, "extract_cookies", lambda jar, *args: extracted.append(args))
+    assert adapter.request_page(f"{site}/echo").html == "session=secret-of-one-job"
+    assert extracted == []
+    assert len(adapter.client.cookies) == 0
