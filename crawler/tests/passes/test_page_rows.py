@@ -92,3 +92,10 @@ def test_inside_a_transaction_a_duplicate_costs_only_its_own_row(chapter):
     assert [page.index for page in written] == [0, 2]
     assert not default_storage.exists(batch[1].image.name)
     assert [row[0] for row in rows(chapter)] == [batch[0].id, first.id, batch[2].id]
+
+
+def test_the_insert_names_every_column_of_the_page_model():
+    # A field added to Page later must be added to the INSERT too, or its rows would miss it.
+    from crawler.passes import page_rows
+
+    assert set(page_rows._COLUMNS) == {field.column for field in Page._meta.concrete_fields}
