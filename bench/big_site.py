@@ -82,7 +82,7 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]
         call_command("migrate", verbosity=0)
         if _already_seeded(size):
             print(f"reusing {db_url} ({size.describe()})")
-            _vacuum("")  # what earlier runs' rolled-back writes left, when autovacuum is off
+            _vacuum()  # what earlier runs' rolled-back writes left, when autovacuum is off
         else:
             began = time.perf_counter()
             print(f"filling {db_url}: {size.describe()}")
@@ -109,8 +109,8 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]
             scratch.drop_database(db_url)
 
 
-def _vacuum(table: str) -> None:
-    """VACUUM ANALYZE, untimed: each operation meets the table as autovacuum keeps it, not the last one's dead rows.
+def _vacuum(table: str = "") -> None:
+    """VACUUM ANALYZE of `table` (every table when none), untimed: each operation meets the table as autovacuum keeps it, not the last one's dead rows.
 
     A writing operation runs in a transaction rolled back after each call, so
     every call leaves its new row versions and index entries behind as dead

@@ -1,6 +1,21 @@
-"""Options every worker command shares (`crawl_worker`, `analyze_worker`), validated by argparse before any database work."""
+"""What every worker command shares (`crawl_worker`, `analyze_worker`): its base class and its options, validated
+by argparse before any database work."""
 
 import argparse
+
+from django.core.management.base import BaseCommand
+
+
+class WorkerCommand(BaseCommand):
+    """A worker command: it starts without Django's system checks.
+
+    They look at the web process's parts (the URLconf and every view behind
+    it, templates, the admin, security headers): 0.2 s of CPU at each start
+    of a worker that uses none of them. `migrate` and `check` still run them
+    at every deploy.
+    """
+
+    requires_system_checks: list[str] = []
 
 
 def positive_int(value: str) -> int:

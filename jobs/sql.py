@@ -27,6 +27,7 @@ has the figures of both forms.
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import Collection, Iterable
@@ -289,12 +290,19 @@ def fetch_walking_an_index(cursor: Any, sql: str, params: dict[str, Any]) -> lis
 
 def _fetch_with_plans_off(cursor: Any, sql: str, params: dict[str, Any], settings: tuple[str, ...]) -> list[tuple]:
     """`sql` with each planner setting off for it alone (SET LOCAL, put back after, also inside a transaction)."""
-    start = "".join(f"SET LOCAL {name} = off;\n" for name in settings)
-    end = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in settings)
+    start, end = _set_local_around(settings)
     cursor.execute(f"{start}{sql}{end}", params)
     for _ in settings:  # past the SETs' results
         cursor.nextset()
     return cursor.fetchall()
+
+
+@functools.cache
+def _set_local_around(settings: tuple[str, ...]) -> tuple[str, str]:
+    """The statements before and after one that runs with `settings` off (built once: the claim is a hot path)."""
+    start = "".join(f"SET LOCAL {name} = off;\n" for name in settings)
+    end = "".join(f";\nSET LOCAL {name} TO DEFAULT" for name in settings)
+    return start, end
 
 
 def pg_array(values: Iterable[uuid.UUID | int]) -> str:

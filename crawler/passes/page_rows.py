@@ -16,6 +16,7 @@ is sent, as `bulk_create` sent none.
 
 from __future__ import annotations
 
+import functools
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -53,6 +54,7 @@ def insert_page_rows(pages: list[Page]) -> None:
         cursor.execute(_insert_sql(len(pages)), params)
 
 
+@functools.cache  # one text per batch size (ten, and a chapter's last): built once a process, not a batch
 def _insert_sql(rows: int) -> str:
     quote = connection.ops.quote_name
     row = "(" + ", ".join(["%s"] * len(_COLUMNS)) + ")"

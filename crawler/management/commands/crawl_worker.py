@@ -1,19 +1,15 @@
 """`manage.py crawl_worker`: the long-running crawl worker (run it under systemd)."""
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from crawler.workers.roles import crawl_worker
-from jobs.commands import add_loop_options, positive_int
+from jobs.commands import WorkerCommand, add_loop_options, positive_int
 from jobs.worker.processes import run_processes, split_threads
 
 
-class Command(BaseCommand):
+class Command(WorkerCommand):
     help = "Lease and run crawl jobs (chapter downloads, manga syncs, metadata and reconcile passes)."
-    # Django's system checks look at the web process's parts (the URLconf and every view behind it, templates,
-    # the admin, security headers): 0.2 s of CPU at each start of a worker that uses none of them. `migrate`
-    # and `check` still run them at every deploy.
-    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser):
         add_loop_options(parser)
