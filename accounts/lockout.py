@@ -24,10 +24,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from axes.attempts import get_cool_off_threshold
 from axes.handlers.database import AxesDatabaseHandler
 from axes.handlers.proxy import AxesProxyHandler
-from axes.helpers import get_client_username, get_cool_off
+from axes.helpers import get_client_username, get_cool_off, get_lockout_response
+from axes.middleware import AxesMiddleware
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
@@ -125,3 +127,18 @@ def lockout_response(request: HttpRequest, original_response: Any = None, creden
     response = HttpResponse(body, status=429)
     response["Retry-After"] = str(error.retry_after_secs)
     return response
+
+
+class LockoutMiddleware(AxesMiddleware):
+    """axes' middleware, its ASGI branch handing `lockout_response` the view's response as its WSGI branch does.
+
+    django-axes 8.3.1's `__acall__` passes the credentials where the response belongs, so under Daphne the
+    failure that locks an account was a 500 (jazzband/django-axes#1494) instead of the view's own 429.
+    """
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponse:
+        response = await self.get_response(request)
+        if settings.AXES_ENABLED and getattr(request, "axes_locked_out", None):
+            credentials = getattr(request, "axes_credentials", None)
+            response = await sync_to_async(get_lockout_response, thread_sensitive=True)(request, response, credentials)
+        return response

@@ -92,8 +92,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "crawler.api.security.AdminGuardMiddleware",
     # Last: turns a login form's locked-out attempt into the lockout page (accounts.lockout).
-    "axes.middleware.AxesMiddleware",
+    "accounts.lockout.LockoutMiddleware",
 ]
+# axes looks for its own middleware by name; ours is it, with its ASGI branch fixed (accounts.lockout).
+SILENCED_SYSTEM_CHECKS = ["axes.W002"]
 
 # django-axes first: it refuses every login of a locked account or address before a password is checked.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]

@@ -10,9 +10,10 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from asgiref.sync import async_to_sync
 from django.contrib.auth.models import Group
 from django.core.management import call_command
-from django.test import Client
+from django.test import AsyncClient, Client
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.throttling import SimpleRateThrottle
@@ -149,3 +150,18 @@ def test_only_user_managers_see_the_unlock_action(operator):
     client = Client()
     client.force_login(operator)
     assert client.get("/admin/auth/user/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_lockout_is_answered_as_under_wsgi_when_served_over_asgi(alice):
+    """Daphne runs the middleware chain asynchronously: the locking failure is a 429, not a 500 (axes' async
+    branch once handed the credentials over in place of the view's response)."""
+    client = AsyncClient()  # from 127.0.0.1 (HOME), the ASGI scope's default client address
+    wrong = {"Authorization": basic("alice", "wrong")["HTTP_AUTHORIZATION"]}
+    for _ in range(ACCOUNT_LIMIT - 1):
+        assert async_to_sync(client.get)("/opds/", headers=wrong).status_code == 401
+    locked = async_to_sync(client.get)("/api/v1/series", headers=wrong)
+    assert locked.status_code == 429 and "Too many failed logins" in locked.json()["detail"]  # the view's JSON
+    form = async_to_sync(client.post)("/login/", {"username": "alice", "password": "alice-password"})
+    assert form.status_code == 429 and b"Too many failed logins" in form.content
+    assert int(form["Retry-After"]) == 15 * 60
