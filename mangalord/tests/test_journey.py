@@ -5,18 +5,24 @@ is added with `add_source`, walked by `metadata_pass` and downloaded by
 `crawl_worker --drain`; then everything a user reads it with is checked as
 the user sees it: the web reader in Chromium, every OPDS feed against the
 OPDS 1.2 grammar and in feedparser, each PSE page's type, each CBZ's
-ComicInfo.xml against its XSD, and `export_cbz`'s files, modes and names.
+ComicInfo.xml against its XSD, the Komga API as Mihon's Komga extension
+reads it (against Komga's OpenAPI description, page bytes as the site served
+them), and `export_cbz`'s files, modes and names. A stranger and a wrong
+password are refused by every reader and shown no title.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import os
 import stat
 import subprocess
 import zipfile
 from collections.abc import Iterator
+from html import escape
+from typing import Any
 from urllib.parse import quote
 
 import feedparser
@@ -30,8 +36,10 @@ from catalog.models import Chapter, Manga, Page
 from conftest import REPO_ROOT
 from jobs.models import Job
 from reader.tests.conftest import assert_valid_opds
+from reader.tests.komga_schema import MIHON_PAGE_FIELDS, assert_komga_valid
 from testsupport.live_server import LiveServer, start_daphne
-from testsupport.theme_sites.journey import CLEAN_TITLE, COLLIDING_TITLES, journey_catalog
+from testsupport.theme_sites.catalog import FixtureChapter
+from testsupport.theme_sites.journey import CLEAN_TITLE, COLLIDING_TITLES, DIRTY_TITLE, journey_catalog
 from testsupport.theme_sites.madara import MadaraSite
 
 pytestmark = [pytest.mark.process, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -39,7 +47,16 @@ PASSWORD = "alice-password"
 PSE = "http://vaemendis.net/opds-pse/stream"
 ACQUISITION = "http://opds-spec.org/acquisition"
 PIL_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp", "GIF": "image/gif"}
-SITE_ENV = {"ANALYSIS_ENABLED": "false", "CRAWLER_POLL_SECS": "0.2", "CRAWLER_WORKERS": "2"}
+# What Mihon's Komga extension sends for a page image (it shows WebP itself).
+IMAGE_ACCEPT = "image/avif,image/webp,image/png,image/jpeg,*/*;q=0.8"
+# The login lockout's account limit the refusals below count toward (the default, pinned).
+FAILURE_LIMIT = 5
+SITE_ENV = {
+    "ANALYSIS_ENABLED": "false",
+    "CRAWLER_POLL_SECS": "0.2",
+    "CRAWLER_WORKERS": "2",
+    "LOGIN_FAILURE_LIMIT": str(FAILURE_LIMIT),
+}
 
 
 @pytest.fixture
@@ -92,6 +109,93 @@ def opds_feeds(http: httpx.Client, base: str, grammar: etree.RelaxNG) -> dict[st
     return seen
 
 
+def komga_get(http: httpx.Client, url: str, path: str) -> Any:
+    """A Komga JSON answer, valid against `path`'s response schema in Komga's OpenAPI description."""
+    answer = http.get(url)
+    assert answer.status_code == 200, (url, answer.text[:500])
+    body = answer.json()
+    assert_komga_valid(path, "get", body)
+    return body
+
+
+def stored_title(fixture_title: str) -> str:
+    return CLEAN_TITLE if fixture_title == DIRTY_TITLE else fixture_title
+
+
+def readable(chapter: FixtureChapter) -> bool:
+    """The chapters the crawl can store whole: no page cut short, no decompression bomb."""
+    return not {"truncated", "bomb"} & set(chapter.page_kinds)
+
+
+def read_through_komga(http: httpx.Client, base: str, site: MadaraSite) -> dict[str, int]:
+    """Browse, search, open every series and read every page as Mihon's Komga extension does."""
+    api = f"{base}/api/v1"
+    everything = komga_get(http, f"{api}/series?search=&page=0&deleted=false", "/api/v1/series")
+    for key in MIHON_PAGE_FIELDS:
+        assert key in everything, key
+    series = {s["metadata"]["title"]: s for s in everything["content"]}
+    expected = {stored_title(m.title): m for m in site.catalog}
+    assert sorted(series) == sorted(expected)  # as stored: not escaped, not cleaned twice
+    assert all(s["name"] == title for title, s in series.items())
+    assert everything["totalElements"] == len(expected)
+    books = pages = 0
+    for title, manga in expected.items():
+        found = komga_get(http, f"{api}/series?search={quote(title)}&page=0&deleted=false", "/api/v1/series")
+        assert title in [s["metadata"]["title"] for s in found["content"]], title
+        series_id = series[title]["id"]
+        detail = komga_get(http, f"{api}/series/{series_id}", "/api/v1/series/{seriesId}")
+        assert (detail["metadata"]["readingDirection"], detail["metadata"]["language"]) == ("RIGHT_TO_LEFT", "ja")
+        chapters = [c for c in manga.chapters if readable(c)]
+        listed = komga_get(
+            http,
+            f"{api}/series/{series_id}/books?unpaged=true&media_status=READY&deleted=false",
+            "/api/v1/series/{seriesId}/books",
+        )["content"]
+        assert [b["metadata"]["numberSort"] for b in listed] == [float(c.number) for c in chapters], title
+        assert [b["number"] for b in listed] == list(range(1, len(chapters) + 1)), title
+        assert {b["seriesTitle"] for b in listed} == {title}
+        for book, chapter in zip(listed, chapters, strict=True):
+            named = f"Chapter {chapter.number}" + (f": {chapter.name}" if chapter.name else "")
+            assert book["metadata"]["title"] == named  # the site's label read, not repeated
+            kinds = [chapter.page_type(i) for i in range(1, len(chapter.pages) + 1)]
+            assert book["media"]["pagesCount"] == len(kinds)
+            listing = komga_get(http, f"{api}/books/{book['id']}/pages", "/api/v1/books/{bookId}/pages")
+            assert [(p["number"], p["mediaType"]) for p in listing] == list(enumerate(kinds, start=1))
+            stored = {p.index: p for p in Page.objects.filter(chapter_id=book["id"])}
+            for number, served in enumerate(chapter.pages, start=1):
+                image = http.get(f"{api}/books/{book['id']}/pages/{number}", headers={"Accept": IMAGE_ACCEPT})
+                assert (image.status_code, image.headers["content-type"]) == (200, kinds[number - 1])
+                assert image.content == served  # the site's bytes, untouched
+                with stored[number - 1].image.open("rb") as file:
+                    assert file.read() == served
+                pages += 1
+            # The book's file: the CBZ its `url` names, pages in order under the names the listing gives.
+            archive = zipfile.ZipFile(io.BytesIO(http.get(book["url"]).content))
+            assert archive.namelist() == ["ComicInfo.xml", *(p["fileName"] for p in listing)]
+            assert [archive.read(p["fileName"]) for p in listing] == list(chapter.pages)
+            books += 1
+    return {"komga_books": books, "komga_pages": pages}
+
+
+def refusals(urls: dict[str, str], auth: tuple[str, str] | None, secrets: list[str]) -> dict[str, int]:
+    """How each reader surface refuses `auth` (None: anonymous), showing it nothing that was crawled."""
+    answered = {}
+    with httpx.Client(auth=auth, timeout=30, follow_redirects=False) as stranger:
+        for surface, url in urls.items():
+            answer = stranger.get(url)
+            answered[surface] = answer.status_code
+            if answer.status_code == 302:  # the web reader: to its login form
+                assert answer.headers["location"].startswith("/login/?next="), (surface, auth)
+            elif answer.status_code == 401:  # the feeds and the APIs: a Basic challenge
+                assert answer.headers["www-authenticate"].startswith('Basic realm="Mangalord"'), (surface, auth)
+            elif answer.status_code == 429:  # the login lockout
+                assert int(answer.headers["retry-after"]) > 0, (surface, auth)
+            body = answer.text
+            leaked = [s for s in secrets if s in body or escape(s) in body or json.dumps(s)[1:-1] in body]
+            assert not leaked, (surface, auth, leaked)
+    return answered
+
+
 def test_a_right_to_left_japanese_madara_site_reaches_every_reader_right(
     site, web, child_env, manage_cmd, django_user_model, browser: Browser, opds_schema, comicinfo_schema, tmp_path
 ):
@@ -122,6 +226,13 @@ def test_a_right_to_left_japanese_madara_site_reaches_every_reader_right(
     context = browser.new_context(viewport={"width": 800, "height": 1000})
     page = context.new_page()
     page.goto(f"{web.url}/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "not-" + PASSWORD)  # a wrong password: the form says so, the library stays shut
+    page.click("button[type=submit]")
+    expect(page.get_by_role("alert")).to_contain_text("did not match")
+    page.goto(f"{web.url}/")
+    expect(page).to_have_url(f"{web.url}/login/?next=/")
+    expect(page.locator("body")).not_to_contain_text(CLEAN_TITLE)
     page.fill("#id_username", "alice")
     page.fill("#id_password", PASSWORD)
     page.click("button[type=submit]")
@@ -188,6 +299,27 @@ def test_a_right_to_left_japanese_madara_site_reaches_every_reader_right(
         yoru_types = sorted(streamed[f"urn:uuid:{c}"] for c in yoru_chapters)
         assert yoru_types == ["image/jpeg", "image/jpeg"]  # mixed JPEG/PNG/WebP and all-JPEG chapters
         assert sorted(streamed.values()).count("image/png") == 2  # the all-PNG chapters keep PNG
+
+        # --- the Komga API as Mihon reads it: schema-valid, titles as stored, the site's bytes ----
+        figures.update(read_through_komga(http, web.url, site))
+
+    # --- a stranger and a wrong password: refused everywhere, shown no title ---------------------
+    first = Chapter.objects.filter(manga=yoru, sync_state="done").order_by("number").first()
+    surfaces = {
+        "web library": f"{web.url}/",
+        "OPDS feed": f"{web.url}/opds/all/",
+        "CBZ": f"{web.url}/opds/chapters/{first.id}/cbz/",
+        "Komga series": f"{web.url}/api/v1/series",
+        "Komga page": f"{web.url}/api/v1/books/{first.id}/pages/1",
+    }
+    secrets = [*titles, "門", "The Gate"]
+    challenged = {surface: 401 for surface in surfaces} | {"web library": 302}
+    assert refusals(surfaces, None, secrets) == challenged
+    # The web reader takes no Basic password (the form's wrong one above counted); the feeds' and the APIs'
+    # wrong passwords are failures 2 to 5 (FAILURE_LIMIT): the fifth locks the account, refused even the right one.
+    wrong = refusals(surfaces, ("alice", "not-" + PASSWORD), secrets)
+    assert wrong == challenged | {"Komga page": 429}
+    assert refusals({"Komga series": surfaces["Komga series"]}, ("alice", PASSWORD), secrets) == {"Komga series": 429}
 
     # --- export_cbz: readable by another user, unique and safe names, renames move --------------
     library = tmp_path / "library"
