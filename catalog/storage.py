@@ -1,7 +1,9 @@
 """Streaming, atomic image storage through Django's storage API.
 
 An image goes from the source to storage one chunk at a time: peak memory is
-about one HTTP chunk plus the 64-byte sniff prefix, whatever the image size.
+about one HTTP chunk plus the 64-byte sniff prefix, whatever the image size
+(a JPEG up to JPEG_WALK_IN_MEMORY_BYTES keeps its chunks until its framing is
+walked, see `_checked_size`).
 On the local filesystem the bytes land in a temp file in the target
 directory, are fsynced, checked, and renamed to a fresh `<uuid>.<ext>` name,
 so a reader never sees a half-written page and a failure (served as a
@@ -40,9 +42,13 @@ from django.core.files.storage import FileSystemStorage, Storage, default_storag
 
 from catalog import imaging
 from catalog.errors import ImageRejected
-from catalog.jpeg_frame import sound_jpeg_size
+from catalog.jpeg_frame import sound_jpeg, sound_jpeg_size
 
 SNIFF_BYTES = 64
+# A JPEG up to this size is walked (`catalog.jpeg_frame`) in the chunks it arrived in, instead of mapping the
+# file just written back in: a page's mapping and its faults cost more than the walk itself. Larger ones are
+# walked from the file, so memory stays flat whatever the size.
+JPEG_WALK_IN_MEMORY_BYTES = 4 * 1024 * 1024
 COPY_CHUNK_BYTES = 1024 * 1024
 _DIRECTORY = re.compile(r"^[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*$")
 
@@ -109,6 +115,17 @@ class _Meter:
         self._max = max_bytes
         self.size = 0
         self.hash = hashlib.sha256()
+        self._kept: list[bytes] | None = None
+        self._kept_limit = 0
+
+    def keep_up_to(self, limit: int, prefix: bytes) -> None:
+        """Keep `prefix` (what `sniff` returned) and the chunks that pass from here on, while within `limit` bytes."""
+        self._kept_limit = limit
+        self._kept = [prefix] if self.size <= limit else None
+
+    def kept(self) -> bytes | None:
+        """The bytes kept since `keep_up_to`, when the whole stayed within its limit."""
+        return None if self._kept is None else b"".join(self._kept)
 
     def sniff(self) -> tuple[bytes, str, str]:
         """Read until 64 bytes are in hand; returns (those bytes, content type, extension) or raises."""
@@ -136,6 +153,11 @@ class _Meter:
         if self.size > self._max:
             raise ImageRejected(f"image exceeds the byte cap of {self._max} bytes (CRAWLER_MAX_IMAGE_BYTES)")
         self.hash.update(chunk)
+        if self._kept is not None:
+            if self.size <= self._kept_limit:
+                self._kept.append(chunk)
+            else:
+                self._kept = None
         return chunk
 
 
@@ -174,7 +196,11 @@ def check_decode_budget(header: imaging.Header) -> None:
         )
 
 
-def _checked_size(path: str, content_type: str, max_pixels: int) -> tuple[int, int]:
+def _sound_jpeg(path: str, body: bytes | None) -> tuple[int, int] | None:
+    return sound_jpeg(body) if body is not None else sound_jpeg_size(path)
+
+
+def _checked_size(path: str, content_type: str, max_pixels: int, body: bytes | None = None) -> tuple[int, int]:
     """Width and height, once the whole image is proven to decode within the pixel cap and the decode budget.
 
     The size comes from the header and is checked before any pixel is
@@ -187,8 +213,9 @@ def _checked_size(path: str, content_type: str, max_pixels: int) -> tuple[int, i
     in place, every scan ended, EOI last) skips the decode: a cut or mangled
     transfer shows in the framing, and the walk costs a twenty-fifth of the
     reduced-size decode. Anything the walk cannot vouch for is decoded.
+    `body`, when given, is the file's bytes, walked instead of the file.
     """
-    if content_type == "image/jpeg" and (size := sound_jpeg_size(path)) is not None:
+    if content_type == "image/jpeg" and (size := _sound_jpeg(path, body)) is not None:
         check_pixels(*size, max_pixels)
         return size
     try:
@@ -233,6 +260,8 @@ def store_image_stream(
         raise ImageRejected(f"image declares {declared} bytes, over the byte cap of {limit} (CRAWLER_MAX_IMAGE_BYTES)")
     meter = _Meter(iter(stream.iter_bytes()), limit)
     prefix, content_type, ext = meter.sniff()
+    if content_type == "image/jpeg":
+        meter.keep_up_to(JPEG_WALK_IN_MEMORY_BYTES, prefix)
     name = f"{directory}/{uuid.uuid4().hex}.{ext}"
     if isinstance(storage, FileSystemStorage):
         width, height = _write_local(storage, name, prefix, content_type, meter, pixels, sync_directory)
@@ -262,7 +291,7 @@ def _write_local(
                 out.write(chunk)
             out.flush()
             os.fsync(out.fileno())
-        size = _checked_size(temp_path, content_type, max_pixels)
+        size = _checked_size(temp_path, content_type, max_pixels, meter.kept())
         if storage.file_permissions_mode is not None:
             os.chmod(temp_path, storage.file_permissions_mode)
         os.replace(temp_path, final_path)
@@ -283,7 +312,7 @@ def _write_via_storage_api(
         for chunk in meter.rest():
             staged.write(chunk)
         staged.flush()
-        size = _checked_size(staged.name, content_type, max_pixels)
+        size = _checked_size(staged.name, content_type, max_pixels, meter.kept())
         staged.seek(0)
         saved = storage.save(name, File(staged, name=name))
     if saved != name:  # the storage renamed it: a name we did not build would go unreferenced
