@@ -48,6 +48,11 @@ def sound_jpeg_size(path: str) -> tuple[int, int] | None:
             return _walk(data)
 
 
+def sound_jpeg(data: bytes) -> tuple[int, int] | None:
+    """`sound_jpeg_size` of a JPEG's bytes in memory."""
+    return _walk(data)
+
+
 def _walk(data: mmap.mmap | bytes) -> tuple[int, int] | None:
     if data[:2] != _SOI:
         return None

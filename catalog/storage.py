@@ -1,9 +1,12 @@
 """Streaming, atomic image storage through Django's storage API.
 
 An image goes from the source to storage one chunk at a time: peak memory is
-about one HTTP chunk plus the 64-byte sniff prefix, whatever the image size.
+about one HTTP chunk plus the 64-byte sniff prefix, whatever the image size
+(a JPEG up to JPEG_WALK_IN_MEMORY_BYTES keeps its chunks until its framing is
+walked, see `_checked_size`).
 On the local filesystem the bytes land in a temp file in the target
-directory, are fsynced, checked, and renamed to a fresh `<uuid>.<ext>` name,
+directory, are fsynced (or, for a batch, made durable together: see
+`make_stored_durable`), checked, and renamed to a fresh `<uuid>.<ext>` name,
 so a reader never sees a half-written page and a failure (served as a
 non-image type, not an image, over the byte or pixel cap, connection cut
 mid-body, undecodable, over the decode budget) leaves no file at all. Each
@@ -23,13 +26,14 @@ never from source strings; anything else is refused.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Protocol
@@ -40,9 +44,13 @@ from django.core.files.storage import FileSystemStorage, Storage, default_storag
 
 from catalog import imaging
 from catalog.errors import ImageRejected
-from catalog.jpeg_frame import sound_jpeg_size
+from catalog.jpeg_frame import sound_jpeg, sound_jpeg_size
 
 SNIFF_BYTES = 64
+# A JPEG up to this size is walked (`catalog.jpeg_frame`) in the chunks it arrived in, instead of mapping the
+# file just written back in: a page's mapping and its faults cost more than the walk itself. Larger ones are
+# walked from the file, so memory stays flat whatever the size.
+JPEG_WALK_IN_MEMORY_BYTES = 4 * 1024 * 1024
 COPY_CHUNK_BYTES = 1024 * 1024
 _DIRECTORY = re.compile(r"^[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*$")
 
@@ -109,6 +117,17 @@ class _Meter:
         self._max = max_bytes
         self.size = 0
         self.hash = hashlib.sha256()
+        self._kept: list[bytes] | None = None
+        self._kept_limit = 0
+
+    def keep_up_to(self, limit: int, prefix: bytes) -> None:
+        """Keep `prefix` (what `sniff` returned) and the chunks that pass from here on, while within `limit` bytes."""
+        self._kept_limit = limit
+        self._kept = [prefix] if self.size <= limit else None
+
+    def kept(self) -> bytes | None:
+        """The bytes kept since `keep_up_to`, when the whole stayed within its limit."""
+        return None if self._kept is None else b"".join(self._kept)
 
     def sniff(self) -> tuple[bytes, str, str]:
         """Read until 64 bytes are in hand; returns (those bytes, content type, extension) or raises."""
@@ -136,6 +155,11 @@ class _Meter:
         if self.size > self._max:
             raise ImageRejected(f"image exceeds the byte cap of {self._max} bytes (CRAWLER_MAX_IMAGE_BYTES)")
         self.hash.update(chunk)
+        if self._kept is not None:
+            if self.size <= self._kept_limit:
+                self._kept.append(chunk)
+            else:
+                self._kept = None
         return chunk
 
 
@@ -174,7 +198,11 @@ def check_decode_budget(header: imaging.Header) -> None:
         )
 
 
-def _checked_size(path: str, content_type: str, max_pixels: int) -> tuple[int, int]:
+def _sound_jpeg(path: str, body: bytes | None) -> tuple[int, int] | None:
+    return sound_jpeg(body) if body is not None else sound_jpeg_size(path)
+
+
+def _checked_size(path: str, content_type: str, max_pixels: int, body: bytes | None = None) -> tuple[int, int]:
     """Width and height, once the whole image is proven to decode within the pixel cap and the decode budget.
 
     The size comes from the header and is checked before any pixel is
@@ -187,8 +215,9 @@ def _checked_size(path: str, content_type: str, max_pixels: int) -> tuple[int, i
     in place, every scan ended, EOI last) skips the decode: a cut or mangled
     transfer shows in the framing, and the walk costs a twenty-fifth of the
     reduced-size decode. Anything the walk cannot vouch for is decoded.
+    `body`, when given, is the file's bytes, walked instead of the file.
     """
-    if content_type == "image/jpeg" and (size := sound_jpeg_size(path)) is not None:
+    if content_type == "image/jpeg" and (size := _sound_jpeg(path, body)) is not None:
         check_pixels(*size, max_pixels)
         return size
     try:
@@ -208,7 +237,7 @@ def store_image_stream(
     max_bytes: int | None = None,
     max_pixels: int | None = None,
     storage: Storage | None = None,
-    sync_directory: bool = True,
+    durable: bool = True,
 ) -> StoredImage:
     """Stream `stream` into `directory` of `storage` (default_storage); returns what was stored.
 
@@ -218,10 +247,10 @@ def store_image_stream(
     settings.CRAWLER_MAX_IMAGE_PIXELS), or do not decode; any error the stream
     raises mid-body propagates, also leaving no file. The caller closes the stream.
 
-    `sync_directory=False` leaves the new name's durability to the caller,
-    who must call `sync_stored_directory` before anything that records the
-    name is committed (a chapter's pages: once per batch of rows, not a
-    directory fsync a page).
+    `durable=False` leaves the file's durability, its bytes and its name, to
+    the caller, who must call `make_stored_durable` before anything that
+    records the name is committed (a chapter's pages: once per batch of rows,
+    not a file and a directory fsync a page).
     """
     directory = validate_directory(directory)
     storage = storage or default_storage
@@ -233,9 +262,11 @@ def store_image_stream(
         raise ImageRejected(f"image declares {declared} bytes, over the byte cap of {limit} (CRAWLER_MAX_IMAGE_BYTES)")
     meter = _Meter(iter(stream.iter_bytes()), limit)
     prefix, content_type, ext = meter.sniff()
+    if content_type == "image/jpeg":
+        meter.keep_up_to(JPEG_WALK_IN_MEMORY_BYTES, prefix)
     name = f"{directory}/{uuid.uuid4().hex}.{ext}"
     if isinstance(storage, FileSystemStorage):
-        width, height = _write_local(storage, name, prefix, content_type, meter, pixels, sync_directory)
+        width, height = _write_local(storage, name, prefix, content_type, meter, pixels, durable)
     else:
         width, height = _write_via_storage_api(storage, name, prefix, content_type, meter, pixels)
     return StoredImage(name, content_type, width, height, meter.size, meter.hash.hexdigest())
@@ -248,9 +279,10 @@ def _write_local(
     content_type: str,
     meter: _Meter,
     max_pixels: int,
-    sync_directory: bool,
+    durable: bool,
 ) -> tuple[int, int]:
-    """Temp file beside the target, fsync, decode check, atomic rename; the temp file goes on any failure."""
+    """Temp file beside the target, fsync (`durable`), decode check, atomic rename; the temp file goes on any
+    failure."""
     final_path = storage.path(name)
     target_dir = os.path.dirname(final_path)
     os.makedirs(target_dir, exist_ok=True)
@@ -261,15 +293,16 @@ def _write_local(
             for chunk in meter.rest():
                 out.write(chunk)
             out.flush()
-            os.fsync(out.fileno())
-        size = _checked_size(temp_path, content_type, max_pixels)
+            if durable:
+                os.fsync(out.fileno())
+        size = _checked_size(temp_path, content_type, max_pixels, meter.kept())
         if storage.file_permissions_mode is not None:
             os.chmod(temp_path, storage.file_permissions_mode)
         os.replace(temp_path, final_path)
     except BaseException:
         _unlink_quietly(temp_path)
         raise
-    if sync_directory:
+    if durable:
         _fsync_directory(target_dir)
     return size
 
@@ -283,7 +316,7 @@ def _write_via_storage_api(
         for chunk in meter.rest():
             staged.write(chunk)
         staged.flush()
-        size = _checked_size(staged.name, content_type, max_pixels)
+        size = _checked_size(staged.name, content_type, max_pixels, meter.kept())
         staged.seek(0)
         saved = storage.save(name, File(staged, name=name))
     if saved != name:  # the storage renamed it: a name we did not build would go unreferenced
@@ -333,17 +366,45 @@ def delete_stored(name: str, *, storage: Storage | None = None) -> None:
         (storage or default_storage).delete(name)
 
 
-def sync_stored_directory(directory: str, *, storage: Storage | None = None) -> None:
-    """Make the names `store_image_stream(sync_directory=False)` put in `directory` durable (local storage only).
+def make_stored_durable(directory: str, *, storage: Storage | None = None) -> None:
+    """Make what `store_image_stream(durable=False)` put in `directory` durable: the files' bytes and their names.
 
-    One directory fsync for every file renamed into it since the last one;
-    an object store's upload is durable when it returns.
+    Local storage: one `syncfs` of the filesystem holding `directory`, which
+    writes out and commits every file stored there since the last call in one
+    journal commit, where an fsync a file and one of the directory cost a
+    commit each (and a disk cache flush each, on a NAS's disks). Where the
+    system has no `syncfs`, `sync`. An object store's upload is durable when
+    it returns: nothing to do.
     """
     storage = storage or default_storage
     if isinstance(storage, FileSystemStorage):
         path = storage.path(validate_directory(directory))
         if os.path.isdir(path):
-            _fsync_directory(path)
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                _syncfs(fd)
+            finally:
+                os.close(fd)
+
+
+def _load_syncfs() -> Callable[[int], int] | None:
+    function = getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None)
+    if function is not None:
+        function.argtypes = [ctypes.c_int]
+        function.restype = ctypes.c_int
+    return function
+
+
+_LIBC_SYNCFS = _load_syncfs()
+
+
+def _syncfs(fd: int) -> None:
+    """syncfs(2) of the filesystem holding `fd`; its write-back errors raise OSError."""
+    if _LIBC_SYNCFS is None:
+        os.sync()
+    elif _LIBC_SYNCFS(fd) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"syncfs failed: {os.strerror(error)}")
 
 
 def _unlink_quietly(path: str) -> None:

@@ -10,7 +10,7 @@ from PIL import Image
 
 from catalog import storage
 from catalog.errors import ImageRejected
-from catalog.jpeg_frame import sound_jpeg_size
+from catalog.jpeg_frame import sound_jpeg, sound_jpeg_size
 from catalog.storage import store_image_stream
 from catalog.tests.images import ChunkStream
 
@@ -28,7 +28,9 @@ def _jpeg(mode: str = "L", *, progressive: bool = False, size: tuple[int, int] =
 def _walk(tmp_path, data: bytes) -> tuple[int, int] | None:
     path = tmp_path / "page.jpg"
     path.write_bytes(data)
-    return sound_jpeg_size(str(path))
+    from_file = sound_jpeg_size(str(path))
+    assert sound_jpeg(data) == from_file  # the bytes in memory get the file's verdict
+    return from_file
 
 
 @pytest.mark.parametrize("mode", ["L", "RGB", "CMYK"])
@@ -81,3 +83,25 @@ def test_a_vouched_for_jpeg_is_stored_without_the_decode(settings, monkeypatch):
     with pytest.raises(ImageRejected, match="could not be decoded"):
         store_image_stream(ChunkStream(whole[: len(whole) // 2]), directory="pages/c")
     assert len(decoded) == 1  # the cut one went to the decoder, which refused it in its own words
+
+
+@pytest.mark.parametrize("in_memory_up_to", [0, 10**9])
+def test_a_stored_jpeg_gets_one_verdict_whether_walked_in_memory_or_from_its_file(monkeypatch, in_memory_up_to):
+    monkeypatch.setattr(storage, "JPEG_WALK_IN_MEMORY_BYTES", in_memory_up_to)
+    whole = _jpeg("RGB", size=(640, 900))
+    assert store_image_stream(ChunkStream(whole, chunk=7000), directory="pages/c").width == 640
+    cut = whole[: len(whole) // 2]  # ends mid-scan: not vouched for, so the decoder has the last word
+    with pytest.raises(ImageRejected, match="could not be decoded"):
+        store_image_stream(ChunkStream(cut, chunk=7000), directory="pages/c")
+
+
+def test_the_meter_keeps_the_chunks_only_while_they_fit():
+    chunks = [b"a" * 10, b"b" * 10, b"c" * 10]
+    meter = storage._Meter(iter(chunks), max_bytes=1000)
+    meter.keep_up_to(25, b"")
+    list(meter.rest())
+    assert meter.kept() is None  # 30 bytes passed: nothing held past the limit
+    meter = storage._Meter(iter(chunks), max_bytes=1000)
+    meter.keep_up_to(30, b"")
+    list(meter.rest())
+    assert meter.kept() == b"a" * 10 + b"b" * 10 + b"c" * 10

@@ -9,6 +9,7 @@ import threading
 import pytest
 from django.core.files.storage import FileSystemStorage, InMemoryStorage, default_storage
 
+from catalog import storage
 from catalog.storage import delete_stored, sniff_image_type, store_image_stream, validate_directory
 from catalog.tests.images import ChunkStream, image_bytes, store_from
 from crawler.errors import ImageRejected, SourceUnavailable
@@ -178,3 +179,18 @@ def test_demo_site_image_faults_leave_no_file(settings, demo_site, demo_images, 
     with pytest.raises(error, match=message):
         store_from(*demo_images)
     assert files_under(settings.MEDIA_ROOT) == []
+
+
+def test_make_stored_durable_syncs_the_filesystem_of_the_directory_and_reports_its_errors(settings, monkeypatch):
+    stored = store_image_stream(ChunkStream(image_bytes("PNG")), directory="pages/durable", durable=False)
+    directory_fd = []
+    real = storage._LIBC_SYNCFS
+    monkeypatch.setattr(
+        storage, "_LIBC_SYNCFS", lambda fd: directory_fd.append(os.readlink(f"/proc/self/fd/{fd}")) or real(fd)
+    )
+    storage.make_stored_durable("pages/durable")
+    assert directory_fd == [os.path.join(settings.MEDIA_ROOT, "pages/durable")]
+    assert os.path.exists(os.path.join(settings.MEDIA_ROOT, stored.name))
+    monkeypatch.setattr(storage, "_LIBC_SYNCFS", lambda fd: -1)  # what syncfs answers after a write-back error
+    with pytest.raises(OSError, match="syncfs failed"):
+        storage.make_stored_durable("pages/durable")

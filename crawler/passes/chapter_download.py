@@ -10,6 +10,9 @@ two statements:
   every file in the chapter's directory that no `Page` row references
   (including a temp file cut short mid-write), and the readers' scaled
   copies of pages whose rows were deleted, so nothing is orphaned;
+- a batch's files, bytes and names, are made durable together (one
+  `make_stored_durable`) before the INSERT that names them, so after a power
+  cut no row names a file whose bytes were lost;
 - the `(chapter, index)` unique constraint turns a duplicate writer into an
   IntegrityError: that batch is written row by row, and the file of each row
   another run wrote first is deleted again.
@@ -28,7 +31,7 @@ from django.utils import timezone
 
 from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
-from catalog.storage import delete_stored, store_image_stream, sync_stored_directory
+from catalog.storage import delete_stored, make_stored_durable, store_image_stream
 from crawler.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater, SessionExpired, SourceBusy
 from crawler.passes.page_rows import insert_page_rows
 from crawler.pipeline_signals import chapter_downloaded
@@ -124,7 +127,7 @@ def _store_page(chapter: Chapter, source: SourceAdapter, index: int, url: str, d
     stream = source.open_image(url)
     try:
         image = store_image_stream(
-            stream, directory=directory, max_bytes=settings.CRAWLER_MAX_IMAGE_BYTES, sync_directory=False
+            stream, directory=directory, max_bytes=settings.CRAWLER_MAX_IMAGE_BYTES, durable=False
         )
     except ImageRejected as exc:
         where = f"source {chapter.source_id!r}: page {index + 1} of chapter {chapter.id} {url}"
@@ -151,8 +154,8 @@ def write_pages(pages: list[Page]) -> list[Page]:
     """
     if not pages:
         return []
-    # The files' names are made durable before any row names them (`_store_page` leaves it to here).
-    sync_stored_directory(page_directory(pages[0].chapter_id))
+    # The files, bytes and names, are made durable before any row names them (`_store_page` leaves it to here).
+    make_stored_durable(page_directory(pages[0].chapter_id))
     try:
         insert_page_rows(pages)
         return pages

@@ -13,8 +13,9 @@ Retry-After, cools the whole source down before anything else reads it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import httpcore
@@ -22,10 +23,26 @@ import httpx
 from django.conf import settings
 
 from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
+from crawler.sources.curl_transfer import Transfer, TransferError
 from crawler.sources.gate import Held, RequestGate, Unlimited, check_answer
 from crawler.sources.hosts import HostGuard
 
 MAX_REDIRECTS = 5
+
+
+class _Answer(Protocol):
+    """What the redirect walk reads of an answer: an httpx response (pages) or a libcurl transfer (images)."""
+
+    @property
+    def status_code(self) -> int: ...
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    @property
+    def is_redirect(self) -> bool: ...
+    def close(self) -> None: ...
+
+
+_A = TypeVar("_A", bound=_Answer)
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) Mangalord/1.0"
 
 # How much one socket read of a response may take. httpcore reads 64 KiB at a
@@ -95,32 +112,30 @@ class FetchedPage:
 
 
 class HttpImageStream:
-    """An open image response. Transport errors mid-body surface as SourceUnavailable."""
+    """An open image answer, its body read through libcurl. Transport errors mid-body surface as SourceUnavailable."""
 
-    def __init__(self, response: httpx.Response, source_id: str, held: Held) -> None:
-        self._response = response
+    def __init__(self, transfer: Transfer, source_id: str, held: Held) -> None:
+        self._transfer = transfer
         self._source_id = source_id
         self._held = held
-        self.url = str(response.url)
-        self.content_type = response.headers.get("content-type", "").split(";")[0].strip()
-        length = response.headers.get("content-length", "")
+        self.url = transfer.url
+        self.content_type = transfer.headers.get("content-type", "").split(";")[0].strip()
+        length = transfer.headers.get("content-length", "")
         self.declared_length = int(length) if length.isdigit() else None
 
     def iter_bytes(self) -> Iterator[bytes]:
         try:
-            # As the socket hands them over (httpcore reads at most 64 KiB at a time): asking
-            # for fixed-size chunks would copy every byte once more through httpx's re-chunker.
-            for chunk in self._response.iter_bytes():
+            for chunk in self._transfer.chunks():
                 self._held.keep_alive()
                 yield chunk
-        except httpx.HTTPError as exc:
+        except TransferError as exc:
             raise SourceUnavailable(
                 f"source {self._source_id!r}: image download from {self.url} broke off: {exc}"
             ) from exc
 
     def close(self) -> None:
         try:
-            self._response.close()
+            self._transfer.close()
         finally:
             self._held.release()
 
@@ -194,7 +209,9 @@ class SourceHttp:
         self.guard = guard
         self.cookies = cookies
         self.gate = gate or Unlimited(source_id)
-        self.client = shared_client(source_id, {"User-Agent": USER_AGENT, **(headers or {})})
+        self.headers = {"User-Agent": USER_AGENT, **(headers or {})}
+        self.timeout = float(settings.CRAWLER_HTTP_TIMEOUT_SECS)
+        self.client = shared_client(source_id, self.headers)
 
     def request_page(
         self,
@@ -206,7 +223,9 @@ class SourceHttp:
         check: bool = True,
     ) -> FetchedPage:
         """Fetch a page (GET, or POST with a form body); `check=False` returns 4xx answers instead of raising."""
-        response, held = self._send_guarded(url, what="page", method=method, data=data, headers=headers)
+        response, held = self._send_guarded(
+            url, what="page", method=method, data=data, headers=headers, send=self._send_one
+        )
         try:
             response.read()
         except httpx.HTTPError as exc:
@@ -219,14 +238,16 @@ class SourceHttp:
         return FetchedPage(str(response.url), response.status_code, response.text)
 
     def open_image(self, url: str, *, referer: str | None = None) -> HttpImageStream:
-        response, held = self._send_guarded(url, what="image URL", headers={"Referer": referer} if referer else None)
+        transfer, held = self._send_guarded(
+            url, what="image URL", headers={"Referer": referer} if referer else None, send=self._send_one_image
+        )
         try:
-            raise_for_status(self.source_id, response.status_code, str(response.url), image=True)
+            raise_for_status(self.source_id, transfer.status_code, transfer.url, image=True)
         except CrawlerError:
-            response.close()
+            transfer.close()
             held.release()
             raise
-        return HttpImageStream(response, self.source_id, held)
+        return HttpImageStream(transfer, self.source_id, held)
 
     def close(self) -> None:
         """Nothing to free: the client and its connections stay for the source's next job."""
@@ -236,14 +257,15 @@ class SourceHttp:
         url: str,
         *,
         what: str,
+        send: Callable[[str, str, dict[str, str] | None, dict[str, str] | None], _A],
         method: str = "GET",
         data: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
-    ) -> tuple[httpx.Response, Held]:
-        """Send a streamed request, following up to MAX_REDIRECTS hops, each checked before it is requested.
+    ) -> tuple[_A, Held]:
+        """Send a request with `send`, following up to MAX_REDIRECTS hops, each checked before it is requested.
 
         A redirected POST continues as a GET, as browsers do for 301/302/303.
-        Returns the response with the slot it holds; the caller releases it.
+        Returns the answer, its body not read yet, with the slot it holds; the caller releases it.
         """
         self.guard.check(url, what=what)  # before the gate: a refused URL costs no token
         held = self.gate.acquire()
@@ -252,13 +274,13 @@ class SourceHttp:
                 if hop:
                     self.guard.check(url, what=what)
                     self.gate.acquire(slot=False)  # a redirect hop is one more request: one more token
-                response = self._send_one(method, url, headers, data)
-                if not response.is_redirect:
-                    return response, held
-                response.close()
-                url = urljoin(url, response.headers["location"])
+                answer = send(method, url, headers, data)
+                if not answer.is_redirect:
+                    return answer, held
+                answer.close()
+                url = urljoin(url, answer.headers["location"])
                 what = f"redirect target (from a {what})"
-                if response.status_code in (301, 302, 303):
+                if answer.status_code in (301, 302, 303):
                     method, data = "GET", None
         except BaseException:
             held.release()
@@ -269,27 +291,48 @@ class SourceHttp:
     def _send_one(
         self, method: str, url: str, headers: dict[str, str] | None, data: dict[str, str] | None
     ) -> httpx.Response:
-        cookie = self.cookies.header_for(url)
-        extra = {**(headers or {}), **({"Cookie": cookie} if cookie else {})}
-        request = self.client.build_request(method, url, headers=extra or None, data=data)
+        request = self.client.build_request(method, url, headers=self._with_cookie(url, headers) or None, data=data)
         try:
             response = self.client.send(request, stream=True)
         except httpx.HTTPError as exc:
             raise SourceUnavailable(f"source {self.source_id!r}: fetching {url} failed: {exc}") from exc
-        self._keep_set_cookies(response)
-        try:
-            check_answer(self.gate, response.status_code, response.headers.get("retry-after"), url)
-        except BaseException:
-            response.close()
-            raise
-        return response
+        return self._answered(response, url, response.headers.get_list("set-cookie"))
 
-    def _keep_set_cookies(self, response: httpx.Response) -> None:
-        # Move what the response set into our store; the client keeps nothing
+    def _send_one_image(
+        self, method: str, url: str, headers: dict[str, str] | None, data: dict[str, str] | None
+    ) -> Transfer:
+        if method != "GET" or data is not None:
+            raise ValueError("images are fetched with a bodiless GET")
+        try:
+            transfer = Transfer(url, {**self.headers, **self._with_cookie(url, headers)}, timeout_secs=self.timeout)
+        except TransferError as exc:
+            raise SourceUnavailable(f"source {self.source_id!r}: fetching {url} failed: {exc}") from exc
+        return self._answered(transfer, url, transfer.set_cookies)
+
+    def _with_cookie(self, url: str, headers: dict[str, str] | None) -> dict[str, str]:
+        cookie = self.cookies.header_for(url)
+        return {**(headers or {}), **({"Cookie": cookie} if cookie else {})}
+
+    def _answered(self, answer: _A, url: str, set_cookies: list[str]) -> _A:
+        """Keep what the answer set, and let the gate see it (a 429 cools the source down) before anyone reads it."""
+        self._keep_set_cookies(url, set_cookies)
+        try:
+            check_answer(self.gate, answer.status_code, answer.headers.get("retry-after"), url)
+        except BaseException:
+            answer.close()
+            raise
+        return answer
+
+    def _keep_set_cookies(self, url: str, set_cookies: list[str]) -> None:
+        # Move what the answer set into our store; the client keeps nothing
         # (`CookielessClient`), so it never adds a second Cookie header.
         # Most answers (every image) set none: no cookie parsing for them.
-        if "set-cookie" not in response.headers:
+        # Both transports' answers go through the stdlib jar's rules, as httpx applies them.
+        if not set_cookies:
             return
-        host = response.url.host
-        for cookie in response.cookies.jar:
+        answer = httpx.Response(
+            200, headers=[("set-cookie", value) for value in set_cookies], request=httpx.Request("GET", url)
+        )
+        host = answer.url.host
+        for cookie in answer.cookies.jar:
             self.cookies.set(cookie.name, cookie.value or "", cookie.domain if cookie.domain_specified else host)

@@ -17,6 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from PIL import Image
 
+from catalog import storage
 from catalog.copies import copy_name
 from catalog.models import Chapter, Manga, MangaSource, Page
 from crawler.errors import CrawlerError, ImageRefused, SessionExpired
@@ -262,32 +263,38 @@ def test_a_chapter_reads_its_existing_page_rows_once(demo_site, manga, settings)
     assert len(reads) == 1
 
 
-def test_the_page_directory_is_synced_once_a_row_batch_before_its_rows(demo_site, manga, settings, monkeypatch):
-    """Each file is fsynced; the directory (the renames) once per batch of rows, before the rows name the files."""
+def test_a_row_batch_is_made_durable_in_one_filesystem_sync_before_its_rows(demo_site, manga, settings, monkeypatch):
+    """No fsync a page: each batch of rows is preceded by one syncfs of the chapter's directory, which holds the
+    batch's files then (bytes and names)."""
     settings.ANALYSIS_ENABLED = False
     monkeypatch.setattr(chapter_download, "PAGE_ROWS_PER_INSERT", 2)
     job = lease_one("sync_chapter_content")
     chapter_dir = os.path.join(settings.MEDIA_ROOT, page_directory(job.payload.chapter_id))
     events: list[str] = []
-    real_fsync, real_insert = os.fsync, chapter_download.insert_page_rows
+    real_fsync, real_syncfs, real_insert = os.fsync, storage._syncfs, chapter_download.insert_page_rows
 
     def fsync(fd: int) -> None:
-        if os.path.isdir(f"/proc/self/fd/{fd}") and os.path.realpath(f"/proc/self/fd/{fd}") == chapter_dir:
-            events.append("dir")
+        events.append(f"fsync {os.path.realpath(f'/proc/self/fd/{fd}')}")
         real_fsync(fd)
 
+    def syncfs(fd: int) -> None:
+        assert os.path.realpath(f"/proc/self/fd/{fd}") == chapter_dir
+        events.append(f"syncfs {len(os.listdir(chapter_dir))}")
+        real_syncfs(fd)
+
     def insert_page_rows(pages):
-        events.append(f"rows {len(pages)} {len(os.listdir(chapter_dir))}")
+        events.append(f"rows {len(pages)}")
         return real_insert(pages)
 
     monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(storage, "_syncfs", syncfs)
     monkeypatch.setattr(chapter_download, "insert_page_rows", insert_page_rows)
     run_job(job)
     count = Chapter.objects.get(id=job.payload.chapter_id).page_count
     batches = [min(2, count - start) for start in range(0, count, 2)]
     expected = []
     for number, size in enumerate(batches):
-        expected += ["dir", f"rows {size} {sum(batches[: number + 1])}"]
+        expected += [f"syncfs {sum(batches[: number + 1])}", f"rows {size}"]
     assert events == expected
 
 

@@ -1,0 +1,161 @@
+"""Image answers through libcurl: headers before the body, the body in order as it arrives, connections kept,
+transfers that break off or stall refused, and an image that sets a cookie handled as httpx would."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from crawler.errors import SourceUnavailable
+from crawler.sources import curl_transfer
+from crawler.sources.curl_transfer import Transfer, TransferError
+from crawler.sources.hosts import HostGuard
+from crawler.sources.http import SourceCookies, SourceHttp
+
+pytestmark = pytest.mark.sqlite_ok
+
+BIG = os.urandom(3 * curl_transfer.BUFFER_BYTES + 12345)  # more than one read of libcurl's buffer
+
+
+class _ImageSite(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    connections: set[tuple[str, int]] = set()
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        type(self).connections.add(self.client_address)
+        if self.path == "/big.jpg":
+            self._answer(200, BIG, {"X-Seen-Referer": self.headers.get("Referer", "-")})
+        elif self.path == "/continue.jpg":  # an interim answer before the real one
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\n")
+            self._answer(200, b"after-continue", {})
+        elif self.path == "/cookie.jpg":
+            self._answer(200, b"img", {"Set-Cookie": "cdn_token=abc; Path=/"})
+        elif self.path == "/echo-cookie.jpg":
+            self._answer(200, (self.headers.get("Cookie") or "-").encode(), {})
+        elif self.path == "/cut.jpg":  # declares more than it sends, then hangs up
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(BIG)))
+            self.end_headers()
+            self.wfile.write(BIG[:1000])
+            self.wfile.flush()
+            self.close_connection = True
+        elif self.path == "/stall.jpg":  # headers, then nothing for longer than the timeout
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(4)
+            self.close_connection = True
+
+    def _answer(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    _ImageSite.connections = set()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ImageSite)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _read(transfer: Transfer) -> bytes:
+    try:
+        return b"".join(transfer.chunks())
+    finally:
+        transfer.close()
+
+
+def test_the_answer_comes_before_the_body_and_the_body_arrives_whole_and_in_order(site):
+    transfer = Transfer(f"{site}/big.jpg", {"Referer": f"{site}/chapter-1/"}, timeout_secs=10)
+    assert transfer.status_code == 200
+    assert transfer.headers["content-type"] == "image/jpeg"
+    assert transfer.headers["content-length"] == str(len(BIG))
+    assert transfer.headers["x-seen-referer"] == f"{site}/chapter-1/"  # our headers were sent
+    chunks = list(transfer.chunks())
+    transfer.close()
+    assert len(chunks) > 1 and max(map(len, chunks)) <= curl_transfer.BUFFER_BYTES
+    assert hashlib.sha256(b"".join(chunks)).digest() == hashlib.sha256(BIG).digest()
+
+
+def test_an_interim_answer_is_not_taken_for_the_real_one(site):
+    transfer = Transfer(f"{site}/continue.jpg", {}, timeout_secs=10)
+    assert transfer.status_code == 200 and "x-interim" not in transfer.headers
+    assert _read(transfer) == b"after-continue"
+
+
+def test_consecutive_transfers_of_a_thread_reuse_its_connection(site):
+    for _ in range(3):
+        assert len(_read(Transfer(f"{site}/big.jpg", {}, timeout_secs=10))) == len(BIG)
+    assert len(_ImageSite.connections) == 1
+
+
+def test_a_transfer_left_open_does_not_block_the_next_one_on_its_thread(site):
+    forgotten = Transfer(f"{site}/big.jpg", {}, timeout_secs=10)
+    assert _read(Transfer(f"{site}/big.jpg", {}, timeout_secs=10)) == BIG
+    assert _read(forgotten) == BIG
+
+
+def test_a_body_cut_short_raises_instead_of_ending_quietly(site):
+    transfer = Transfer(f"{site}/cut.jpg", {}, timeout_secs=10)
+    with pytest.raises(TransferError):
+        _read(transfer)
+
+
+def test_a_server_that_stops_sending_times_out(site):
+    transfer = Transfer(f"{site}/stall.jpg", {}, timeout_secs=1)
+    started = time.monotonic()
+    with pytest.raises(TransferError, match="(?i)time"):
+        _read(transfer)
+    assert time.monotonic() - started < 3.5  # the 1 s timeout, not the server's 4 s
+
+
+def test_a_refused_connection_is_a_transfer_error():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound, never listening: nothing accepts
+    with pytest.raises(TransferError):
+        Transfer(f"http://127.0.0.1:{port}/x.jpg", {}, timeout_secs=2)
+
+
+def test_only_http_is_spoken():
+    with pytest.raises(TransferError):
+        Transfer("file:///etc/passwd", {}, timeout_secs=2)
+
+
+def test_an_image_that_sets_a_cookie_has_it_sent_on_the_next_request(site):
+    http = SourceHttp("imgs", HostGuard("imgs", site), SourceCookies())
+    http.open_image(f"{site}/cookie.jpg").close()
+    stream = http.open_image(f"{site}/echo-cookie.jpg")
+    try:
+        assert b"".join(stream.iter_bytes()) == b"cdn_token=abc"
+    finally:
+        stream.close()
+
+
+def test_a_cut_image_through_the_source_surfaces_as_source_unavailable(site):
+    stream = SourceHttp("imgs", HostGuard("imgs", site), SourceCookies()).open_image(f"{site}/cut.jpg")
+    try:
+        with pytest.raises(SourceUnavailable, match="broke off"):
+            b"".join(stream.iter_bytes())
+    finally:
+        stream.close()
