@@ -22,6 +22,7 @@ checks each hop against the source's host guard first.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Callable, Iterator
 
@@ -55,7 +56,7 @@ class _Handles:
         easy.setopt(pycurl.REDIR_PROTOCOLS, _HTTP_ONLY)
         easy.setopt(pycurl.FOLLOWLOCATION, 0)
         easy.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
-        easy.setopt(pycurl.CAINFO, certifi.where())  # the CA bundle httpx trusts, not the wheel's build path
+        easy.setopt(pycurl.CAINFO, trusted_certificates())
         easy.setopt(pycurl.ACCEPT_ENCODING, "")  # what libcurl can decode, decoded, as httpx does
         easy.setopt(pycurl.HEADERFUNCTION, self._header)
         easy.setopt(pycurl.WRITEFUNCTION, self._body)
@@ -68,6 +69,14 @@ class _Handles:
     def _body(self, data: bytes) -> None:
         if self.current is not None:
             self.current.pending.append(data)
+
+
+def trusted_certificates() -> str:
+    """The CA bundle the HTML pages' httpx client trusts too: `SSL_CERT_FILE` when set, else certifi's.
+
+    Never the path libcurl was built with, which is the wheel builder's, not this system's.
+    """
+    return os.environ.get("SSL_CERT_FILE") or certifi.where()
 
 
 _THREAD = threading.local()

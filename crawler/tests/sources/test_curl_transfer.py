@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import trustme
 
 from crawler.errors import SourceUnavailable
 from crawler.sources import curl_transfer
@@ -159,3 +161,48 @@ def test_a_cut_image_through_the_source_surfaces_as_source_unavailable(site):
             b"".join(stream.iter_bytes())
     finally:
         stream.close()
+
+
+@pytest.fixture
+def tls_site(tmp_path) -> Iterator[tuple[str, str]]:
+    """An HTTPS image host on 127.0.0.1 with a certificate from its own CA; yields (base URL, CA bundle path)."""
+    ca = trustme.CA()
+    certificate = ca.issue_cert("127.0.0.1")
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    certificate.configure_cert(context)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ImageSite)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    bundle = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    yield f"https://127.0.0.1:{server.server_address[1]}", str(bundle)
+    server.shutdown()
+    server.server_close()
+
+
+def _in_a_new_thread(work):
+    """Run `work` on a fresh thread: its libcurl handles are made there, with the environment of the moment."""
+    outcome: list = []
+    thread = threading.Thread(target=lambda: outcome.append(_capture(work)))
+    thread.start()
+    thread.join(30)
+    (result,) = outcome
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+def _capture(work):
+    try:
+        return work()
+    except BaseException as exc:  # handed to the test's thread
+        return exc
+
+
+def test_https_images_verify_the_certificate_against_the_trusted_bundle(tls_site, monkeypatch):
+    base, bundle = tls_site
+    with pytest.raises(TransferError, match="(?i)certificate"):  # a CA nobody trusts: refused
+        _in_a_new_thread(lambda: Transfer(f"{base}/big.jpg", {}, timeout_secs=10))
+    monkeypatch.setenv("SSL_CERT_FILE", bundle)  # the operator's own CA, as httpx reads it too
+    assert _in_a_new_thread(lambda: _read(Transfer(f"{base}/big.jpg", {}, timeout_secs=10))) == BIG
