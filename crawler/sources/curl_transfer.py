@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 
@@ -37,6 +38,7 @@ KEPT_CONNECTIONS = 32
 _STEP_WAIT_SECS = 1.0
 _HTTP_ONLY = pycurl.PROTO_HTTP | pycurl.PROTO_HTTPS
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_LINE_BREAKS = re.compile(r"[\r\n\0]")
 
 
 class TransferError(Exception):
@@ -98,6 +100,11 @@ class Transfer:
     """
 
     def __init__(self, url: str, headers: dict[str, str], *, timeout_secs: float) -> None:
+        """Send the GET and wait for the answer's headers; ValueError (nothing sent) for a URL or header that
+        would split the request: libcurl sends header lines as given."""
+        for text in (url, *headers, *headers.values()):
+            if _LINE_BREAKS.search(text):
+                raise ValueError(f"{text[:80]!r} holds a line break or NUL, which would split the request")
         idle = _idle_handles()
         handles = idle.pop() if idle else _Handles()
         self.url = url

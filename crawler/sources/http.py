@@ -305,6 +305,8 @@ class SourceHttp:
             raise ValueError("images are fetched with a bodiless GET")
         try:
             transfer = Transfer(url, {**self.headers, **self._with_cookie(url, headers)}, timeout_secs=self.timeout)
+        except ValueError as exc:  # the same request would fail every time: not an outage to wait out
+            raise CrawlerError(f"source {self.source_id!r}: image request for {url!r} refused: {exc}") from exc
         except TransferError as exc:
             raise SourceUnavailable(f"source {self.source_id!r}: fetching {url} failed: {exc}") from exc
         return self._answered(transfer, url, transfer.set_cookies)

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import trustme
 
-from crawler.errors import SourceUnavailable
+from crawler.errors import CrawlerError, SourceUnavailable
 from crawler.sources import curl_transfer
 from crawler.sources.curl_transfer import Transfer, TransferError
 from crawler.sources.hosts import HostGuard
@@ -206,3 +206,13 @@ def test_https_images_verify_the_certificate_against_the_trusted_bundle(tls_site
         _in_a_new_thread(lambda: Transfer(f"{base}/big.jpg", {}, timeout_secs=10))
     monkeypatch.setenv("SSL_CERT_FILE", bundle)  # the operator's own CA, as httpx reads it too
     assert _in_a_new_thread(lambda: _read(Transfer(f"{base}/big.jpg", {}, timeout_secs=10))) == BIG
+
+
+def test_a_header_with_a_line_break_is_refused_before_anything_is_sent(site):
+    with pytest.raises(ValueError, match="line break"):
+        Transfer(f"{site}/big.jpg", {"Referer": "https://site/\r\nX-Injected: yes"}, timeout_secs=5)
+    assert _ImageSite.connections == set()
+    http = SourceHttp("imgs", HostGuard("imgs", site), SourceCookies(), headers={"X-Site": "a\nb"})
+    with pytest.raises(CrawlerError, match="line break") as refused:
+        http.open_image(f"{site}/big.jpg")
+    assert not isinstance(refused.value, SourceUnavailable)  # deterministic: not retried like an outage
