@@ -25,6 +25,7 @@ import math
 import os
 import re
 import threading
+import urllib.request
 from collections.abc import Callable, Iterator
 
 import certifi
@@ -59,6 +60,11 @@ class _Handles:
         easy.setopt(pycurl.FOLLOWLOCATION, 0)
         easy.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
         easy.setopt(pycurl.CAINFO, trusted_certificates())
+        # The proxy variables as httpx reads them for the pages (either case; libcurl alone would ignore an
+        # upper-case HTTP_PROXY), so a source's images and pages leave by the same way.
+        proxies = urllib.request.getproxies()
+        self.proxy = {scheme: proxies.get(scheme) or proxies.get("all") or "" for scheme in ("http", "https")}
+        easy.setopt(pycurl.NOPROXY, proxies.get("no", ""))
         easy.setopt(pycurl.ACCEPT_ENCODING, "")  # what libcurl can decode, decoded, as httpx does
         easy.setopt(pycurl.HEADERFUNCTION, self._header)
         easy.setopt(pycurl.WRITEFUNCTION, self._body)
@@ -119,6 +125,7 @@ class Transfer:
         self._timeout_secs = timeout_secs
         easy = handles.easy
         easy.setopt(pycurl.URL, url)
+        easy.setopt(pycurl.PROXY, handles.proxy.get(url.partition(":")[0].lower(), ""))  # "": none
         easy.setopt(pycurl.HTTPHEADER, [f"{name}: {value}" for name, value in headers.items()])
         easy.setopt(pycurl.CONNECTTIMEOUT_MS, max(1, int(timeout_secs * 1000)))
         # httpx's timeout is per read; libcurl's nearest is "slower than 1 byte/s for that long".

@@ -216,3 +216,39 @@ def test_a_header_with_a_line_break_is_refused_before_anything_is_sent(site):
     with pytest.raises(CrawlerError, match="line break") as refused:
         http.open_image(f"{site}/big.jpg")
     assert not isinstance(refused.value, SourceUnavailable)  # deterministic: not retried like an outage
+
+
+class _ForwardProxy(BaseHTTPRequestHandler):
+    """A plain HTTP forward proxy's answer: records the absolute URL asked for and answers itself."""
+
+    protocol_version = "HTTP/1.1"
+    asked: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        type(self).asked.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Length", "9")
+        self.end_headers()
+        self.wfile.write(b"via-proxy")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_images_take_the_proxy_the_environment_names_as_the_pages_do(site, monkeypatch):
+    _ForwardProxy.asked = []
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _ForwardProxy)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "NO_PROXY", "ALL_PROXY", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        # Upper case, as httpx reads it (libcurl by itself only reads http_proxy in lower case).
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
+        assert _in_a_new_thread(lambda: _read(Transfer(f"{site}/big.jpg", {}, timeout_secs=10))) == b"via-proxy"
+        assert _ForwardProxy.asked == [f"{site}/big.jpg"]
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        assert _in_a_new_thread(lambda: _read(Transfer(f"{site}/big.jpg", {}, timeout_secs=10))) == BIG
+        assert len(_ForwardProxy.asked) == 1
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
