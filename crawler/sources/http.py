@@ -1,8 +1,9 @@
 """Plain-HTTP fetching for adapters: guarded redirects, status-to-error mapping, streamed images.
 
-Redirects are followed by hand so every hop passes the host guard before it
-is requested. The session cookie travels in the client's cookie jar and is
-never logged.
+Pages go through the process's shared httpx client, images through libcurl
+(`crawler.sources.curl_transfer`); both walk the same redirect loop here, so
+every hop passes the host guard before it is requested. The session cookie
+is sent from the adapter's own store (`SourceCookies`) and never logged.
 
 Every request goes through the source's gate (`crawler.sources.gate`): one
 slot for the whole redirect chain, held until the body is read (pages) or
