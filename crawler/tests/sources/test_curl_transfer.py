@@ -7,10 +7,9 @@ import hashlib
 import os
 import socket
 import ssl
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import trustme
@@ -20,14 +19,14 @@ from crawler.sources import curl_transfer
 from crawler.sources.curl_transfer import Transfer, TransferError
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import SourceCookies, SourceHttp
+from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.sqlite_ok
 
 BIG = os.urandom(3 * curl_transfer.BUFFER_BYTES + 12345)  # more than one read of libcurl's buffer
 
 
-class _ImageSite(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _ImageSite(QuietHandler):
     connections: set[tuple[str, int]] = set()
 
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
@@ -65,19 +64,12 @@ class _ImageSite(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, *args: object) -> None:
-        pass
-
 
 @pytest.fixture
 def site() -> Iterator[str]:
     _ImageSite.connections = set()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ImageSite)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_ImageSite) as url:
+        yield url
 
 
 def _read(transfer: Transfer) -> bytes:
@@ -170,34 +162,16 @@ def tls_site(tmp_path) -> Iterator[tuple[str, str]]:
     certificate = ca.issue_cert("127.0.0.1")
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     certificate.configure_cert(context)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ImageSite)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     bundle = tmp_path / "ca.pem"
     ca.cert_pem.write_to_path(str(bundle))
-    yield f"https://127.0.0.1:{server.server_address[1]}", str(bundle)
-    server.shutdown()
-    server.server_close()
+    with serving(_ImageSite, tls=context) as url:
+        yield url, str(bundle)
 
 
 def _in_a_new_thread(work):
     """Run `work` on a fresh thread: its libcurl handles are made there, with the environment of the moment."""
-    outcome: list = []
-    thread = threading.Thread(target=lambda: outcome.append(_capture(work)))
-    thread.start()
-    thread.join(30)
-    (result,) = outcome
-    if isinstance(result, BaseException):
-        raise result
-    return result
-
-
-def _capture(work):
-    try:
-        return work()
-    except BaseException as exc:  # handed to the test's thread
-        return exc
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(work).result(timeout=30)
 
 
 def test_https_images_verify_the_certificate_against_the_trusted_bundle(tls_site, monkeypatch):
@@ -218,10 +192,9 @@ def test_a_header_with_a_line_break_is_refused_before_anything_is_sent(site):
     assert not isinstance(refused.value, SourceUnavailable)  # deterministic: not retried like an outage
 
 
-class _ForwardProxy(BaseHTTPRequestHandler):
+class _ForwardProxy(QuietHandler):
     """A plain HTTP forward proxy's answer: records the absolute URL asked for and answers itself."""
 
-    protocol_version = "HTTP/1.1"
     asked: list[str] = []
 
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
@@ -231,24 +204,16 @@ class _ForwardProxy(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(b"via-proxy")
 
-    def log_message(self, *args: object) -> None:
-        pass
-
 
 def test_images_take_the_proxy_the_environment_names_as_the_pages_do(site, monkeypatch):
     _ForwardProxy.asked = []
-    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _ForwardProxy)
-    threading.Thread(target=proxy.serve_forever, daemon=True).start()
     for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "NO_PROXY", "ALL_PROXY", "HTTPS_PROXY"):
         monkeypatch.delenv(name, raising=False)
-    try:
+    with serving(_ForwardProxy) as proxy:
         # Upper case, as httpx reads it (libcurl by itself only reads http_proxy in lower case).
-        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
+        monkeypatch.setenv("HTTP_PROXY", proxy)
         assert _in_a_new_thread(lambda: _read(Transfer(f"{site}/big.jpg", {}, timeout_secs=10))) == b"via-proxy"
         assert _ForwardProxy.asked == [f"{site}/big.jpg"]
         monkeypatch.setenv("NO_PROXY", "127.0.0.1")
         assert _in_a_new_thread(lambda: _read(Transfer(f"{site}/big.jpg", {}, timeout_secs=10))) == BIG
         assert len(_ForwardProxy.asked) == 1
-    finally:
-        proxy.shutdown()
-        proxy.server_close()

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import SourceCookies, SourceHttp
+from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.sqlite_ok
 
 
-class _CookieSite(BaseHTTPRequestHandler):
+class _CookieSite(QuietHandler):
     """`/login` sets a session cookie; `/echo` answers with the Cookie header it got; both keep the connection."""
 
-    protocol_version = "HTTP/1.1"
     connections: set[tuple[str, int]] = set()
 
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
@@ -31,18 +29,12 @@ class _CookieSite(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, *args: object) -> None:
-        pass
-
 
 @pytest.fixture
 def site() -> Iterator[str]:
     _CookieSite.connections = set()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _CookieSite)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_CookieSite) as url:
+        yield url
 
 
 def _adapter_http(base_url: str) -> SourceHttp:
