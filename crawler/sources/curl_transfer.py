@@ -59,7 +59,7 @@ class _Handles:
         easy.setopt(pycurl.REDIR_PROTOCOLS, _HTTP_ONLY)
         easy.setopt(pycurl.FOLLOWLOCATION, 0)
         easy.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
-        easy.setopt(pycurl.CAINFO, trusted_certificates())
+        easy.setopt(pycurl.CAINFO, _trusted_certificates())
         # The proxy variables as httpx reads them for the pages (either case; libcurl alone would ignore an
         # upper-case HTTP_PROXY), so a source's images and pages leave by the same way.
         proxies = urllib.request.getproxies()
@@ -79,7 +79,7 @@ class _Handles:
             self.current.pending.append(data)
 
 
-def trusted_certificates() -> str:
+def _trusted_certificates() -> str:
     """The CA bundle the HTML pages' httpx client trusts too: `SSL_CERT_FILE` when set, else certifi's.
 
     Never the path libcurl was built with, which is the wheel builder's, not this system's.

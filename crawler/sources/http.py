@@ -46,16 +46,16 @@ class _Answer(Protocol):
 _A = TypeVar("_A", bound=_Answer)
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) Mangalord/1.0"
 
-# How much one socket read of a response may take. httpcore reads 64 KiB at a
-# time, so a scan of ~300 KiB took five reads and more, each three system calls
-# (httpcore sets the socket's timeout before every read, then poll and recv),
-# each of which hands the GIL to another job thread and back: with eight job
-# threads those hand-offs were most of the worker's system time. At 256 KiB a
-# page's body takes one or two reads: 3,000 pages cost 1.2-1.6 s less CPU per
-# 1,000 pages in alternating runs (bench/README.md), for about 15 MB more peak
-# RSS. The attribute is httpcore's own knob, on its connection class, so every
-# httpx client of the process reads so (a read returns what has arrived, so
-# small answers are unaffected).
+# How much one socket read of a page's answer may take. httpcore reads 64 KiB
+# at a time, and every read is three system calls (httpcore sets the socket's
+# timeout before each, then poll and recv), each handing the GIL to another
+# job thread and back. Images no longer go through httpcore (libcurl reads
+# them: `curl_transfer`); the pages still do, and a Madara detail page with its
+# chapter list inline runs to hundreds of KiB: at 256 KiB it takes one or two
+# reads. (When the images still went this way it cut 1.2-1.6 s of CPU per
+# 1,000 pages: bench/README.md.) The attribute is httpcore's own knob, on its
+# connection class, so every httpx client of the process reads so (a read
+# returns what has arrived, so small answers are unaffected).
 READ_BYTES = 256 * 1024
 httpcore.HTTP11Connection.READ_NUM_BYTES = READ_BYTES
 
