@@ -23,6 +23,10 @@ from dataclasses import dataclass
 
 _ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
 BUDDHIST_ERA_OFFSET = 543
+# Spellings dateparser misses: Thai writes "1 ชั่วโมงที่แล้ว" (an hour ago) without the space it expects.
+_SPELLINGS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+    "th": ((re.compile(r"(?<=\S)(ที่แล้ว|ก่อน)$"), r" \1"),),
+}
 _NUMERIC = re.compile(r"^(\d{1,4})([/.\-])(\d{1,2})\2(\d{1,4})$")
 
 
@@ -47,6 +51,8 @@ def parse_date(
     # 50 ms of CPU that a worker downloading chapters (or finding nothing to do) never needs.
     import dateparser
 
+    for pattern, replacement in _SPELLINGS.get(language, ()):
+        raw = pattern.sub(replacement, raw)
     base = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC).replace(tzinfo=None)
     parsed = dateparser.parse(
         raw,
@@ -114,15 +120,21 @@ def infer_numeric_format(samples: Sequence[str]) -> NumericDates:
     if all(len(first) == 4 for first, _, _, _ in parts):
         return NumericDates(f"%Y{sep}%m{sep}%d", len(parts), "year first (yyyy/MM/dd)")
     year = "%Y" if all(len(last) == 4 for _, _, _, last in parts) else "%y"
-    day_first = [first for first, _, second, _ in parts if int(first) > 12]
-    month_first = [second for first, _, second, _ in parts if int(second) > 12]
-    example = f"{parts[0][0]}{sep}{parts[0][2]}{sep}{parts[0][3]}"
+
+    def printed(part: tuple[str, ...]) -> str:
+        return f"{part[0]}{sep}{part[2]}{sep}{part[3]}"
+
+    day_first = [printed(p) for p in parts if int(p[0]) > 12]
+    month_first = [printed(p) for p in parts if int(p[2]) > 12]
+    example = printed(parts[0])
     if day_first and month_first:
-        return NumericDates(None, len(parts), f"numeric dates read neither day-first nor month-first (e.g. {example})")
+        return NumericDates(
+            None, len(parts), f"numeric dates read neither day-first nor month-first ({day_first[0]}, {month_first[0]})"
+        )
     if day_first:
-        return NumericDates(f"%d{sep}%m{sep}{year}", len(parts), f"day first: a first field over 12 ({example} ...)")
+        return NumericDates(f"%d{sep}%m{sep}{year}", len(parts), f"day first: {day_first[0]} can only be day/month")
     if month_first:
-        return NumericDates(f"%m{sep}%d{sep}{year}", len(parts), f"month first: a second field over 12 ({example} ...)")
+        return NumericDates(f"%m{sep}%d{sep}{year}", len(parts), f"month first: {month_first[0]} can only be month/day")
     return NumericDates(
         None,
         len(parts),

@@ -10,8 +10,10 @@ From the URL an operator pastes, the probe finds:
   directories whose archive lists mangas;
 - its language, from `<html lang>`, for month names, relative dates and
   status words;
-- its numeric date order, from the dates one manga's chapter list prints,
-  when a sample settles it (`dates.infer_numeric_format`).
+- its numeric date order, from the dates a few mangas' chapter lists print,
+  when a sample settles it (`dates.infer_numeric_format`);
+- the other hosts its covers and pages come from (an image CDN), which
+  become `image_hosts`: the crawl refuses any host it was not told of.
 
 Every request goes through the crawler's own HTTP client and host guard,
 bound to the typed URL's origin: a redirect to another host (or to an
@@ -38,6 +40,7 @@ from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.dates import infer_numeric_format, known_language
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import FetchedPage, SourceCookies, SourceHttp
+from crawler.sources.parsing import parse_page_images
 from crawler.sources.presets import PRESETS
 from crawler.sources.site_urls import path_under, site_url
 from crawler.sources.themes import ThemeDetection, detect_theme
@@ -48,6 +51,7 @@ logger = logging.getLogger(__name__)
 MADARA_ARCHIVE = "/{manga_path}/?m_orderby=latest"
 PROBE_ID = "new-site"
 DEFAULT_MANGA_PATH = "manga"
+DATE_SAMPLE_MANGAS = 5  # mangas whose chapters the probe reads for a numeric date order (fewer once one settles it)
 # The directories the families' sites list mangas under, most common first (a guess only when the home page
 # links no manga).
 USUAL_MANGA_PATHS = ("manga", "series", "comic", "comics", "webtoon", "webtoons", "manhwa", "komik", "manhua")
@@ -194,28 +198,62 @@ class _Prober:
         )
         return DEFAULT_MANGA_PATH
 
-    def numeric_dates(self, base: str, settings: dict[str, Any]) -> None:
-        """Read one manga's chapter dates; set chapter_date_formats when the samples settle a numeric order."""
+    def sample_chapters(self, base: str, settings: dict[str, Any]) -> None:
+        """Read a few mangas as a crawl would: their numeric date order, and the image hosts their pages use."""
         from crawler.sources.html import HtmlSource
 
         config = HtmlSourceConfig.from_settings(settings, source_id=PROBE_ID)
         source = HtmlSource(PROBE_ID, base, config)
+        images: list[str] = []
         try:
-            refs, _ = source.list_page(1)
-            source.manga_detail(refs[0])
-        except (CrawlerError, IndexError) as exc:  # the dry run that follows names the fault
-            logger.info("probe of %s: no chapter dates read: %s", base, exc)
-            return
+            for ref in _first_refs(source, DATE_SAMPLE_MANGAS):
+                detail = source.manga_detail(ref)
+                if not images and detail.chapters:
+                    images = [detail.cover_url, *self._page_images(detail.chapters[0].url, config)]
+                if infer_numeric_format(source.notes.date_samples).format is not None and images:
+                    break
+        except CrawlerError as exc:  # the dry run that follows names the fault
+            logger.info("probe of %s: chapters not sampled: %s", base, exc)
         finally:
             source.close()
-        verdict = infer_numeric_format(source.notes.date_samples)
+        self._image_hosts(base, images)
+        self._numeric_dates(source.notes.date_samples, config.date_language)
+
+    def _page_images(self, chapter_url: str, config: HtmlSourceConfig) -> list[str]:
+        answer = self.optional_page(chapter_url)
+        return parse_page_images(answer.html, answer.url, config) if answer is not None else []
+
+    def _image_hosts(self, base: str, images: list[str]) -> None:
+        """Image CDNs on other hosts (a MangaThemesia site's `cdn.` host): the source may fetch from them."""
+        site = urlsplit(base).netloc.lower()
+        hosts = sorted({urlsplit(url).netloc.lower() for url in images if url} - {site, ""})
+        if hosts:
+            self.settings["image_hosts"] = hosts
+            self.findings.append(f"images served from {', '.join(hosts)} (the first manga's cover and pages)")
+
+    def _numeric_dates(self, samples: list[str], language: str) -> None:
+        verdict = infer_numeric_format(samples)
         if verdict.format is not None:
             self.settings["chapter_date_formats"] = [verdict.format]
             self.findings.append(f"chapter dates {verdict.format} ({verdict.why}, {verdict.samples} sample(s))")
         elif verdict.numeric:
-            self.findings.append(f"chapter dates: {verdict.why}")
-        elif source.notes.date_samples:
-            self.findings.append(f"chapter dates printed like {source.notes.date_samples[0]!r}")
+            order = "month first" if language == "en" else "day first"
+            self.findings.append(
+                f"chapter dates: {verdict.why}; until then they are read {order}, as {language} sites print them"
+            )
+        elif samples:
+            self.findings.append(f"chapter dates printed like {samples[0]!r}")
+
+
+def _first_refs(source: Any, count: int) -> list[Any]:
+    """The first `count` mangas of the list, from as few list pages as hold them (three at the most)."""
+    refs: list[Any] = []
+    for number in (1, 2, 3):
+        page, more = source.list_page(number)
+        refs += page
+        if len(refs) >= count or not more:
+            break
+    return refs[:count]
 
 
 def probe_site(url: str) -> SiteProbe:
@@ -240,8 +278,7 @@ def probe_site(url: str) -> SiteProbe:
                 if archive is not None:
                     detection = detect_theme(home.html, archive.html)
         if detection.preset is not None:
-            prober.numeric_dates(base, {"preset": detection.preset, **prober.settings})
+            prober.sample_chapters(base, {"preset": detection.preset, **prober.settings})
         return SiteProbe(base, _title(home.html), detection, dict(prober.settings), tuple(prober.findings))
     finally:
         prober.http.close()
-

@@ -112,8 +112,8 @@ MANGATHEMESIA: dict[str, Any] = {
     "list_next": "div.pagination .next, div.hpage .r",
     "title": "h1.entry-title ::own",
     "alt_titles": (
-        ".seriestualt, .alternative, .alter, .wd-full:contains(alt) span, "
-        + any_heading(".infotable tr:contains(%s) td:last-child", ("Alternative", "Alternatif", "الأسماء الثانوية"))
+        ".seriestualt, .alternative, .alter, "
+        + any_heading(".wd-full:contains(%s) span, .infotable tr:contains(%s) td:last-child", ALT_HEADINGS)
     ),
     "alt_titles_separator": r"\s*[,;]\s*",
     "description": ".entry-content[itemprop=description], .desc, #manga-story",
@@ -155,6 +155,8 @@ MANHWAZ: dict[str, Any] = {
     "list_title": "::own",
     "list_next": "ul.pager a[rel=next]",
     "title": "div.post-title h1 ::own",
+    "alt_titles": any_heading("div.summary-heading:contains(%s) + div.summary-content", ALT_HEADINGS),
+    "alt_titles_separator": r"\s*[,;]\s*",
     "authors": any_heading("div.summary-heading:contains(%s) + div.summary-content", AUTHOR_HEADINGS),
     "status": (
         any_heading("div.summary-heading:contains(%s) + div.summary-content", STATUS_HEADINGS) + ", div.summary-content"

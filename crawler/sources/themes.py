@@ -71,7 +71,9 @@ MANGATHEMESIA_CLUES = (
     Clue("MangaThemesia reader script (ts_reader.run)", 2, pattern=re.compile(r"ts_reader\.run\(")),
 )
 LOAD_MORE_SELECTOR = "nav.navigation-ajax, #navigation-ajax"
-WORDPRESS = re.compile(r"/wp-content/|/wp-includes/|/wp-json/|wp-emoji|<meta[^>]+generator[^>]+WordPress", re.I)
+WORDPRESS = re.compile(
+    r"/wp-content/|/wp-includes/|/wp-json/|wp-emoji|wp-theme-|<meta[^>]+generator[^>]+WordPress", re.I
+)
 MANHWAZ_CLUES = (
     Clue("ManhwaZ slider (#slide-top .item)", 1, selector="#slide-top .item"),
     Clue("ManhwaZ pager (ul.pager)", 1, selector="ul.pager"),
@@ -125,9 +127,12 @@ def detect_theme(home_html: str, archive_html: str | None = None) -> ThemeDetect
     themesia = _found(MANGATHEMESIA_CLUES, pages)
     madara_score, themesia_score = sum(c.weight for c in madara), sum(c.weight for c in themesia)
     scores = (("madara", madara_score), ("mangathemesia", themesia_score))
-    if madara_score >= THRESHOLD and madara_score > themesia_score and not any(WORDPRESS.search(t) for _, t in pages):
-        labels = tuple(c.label for c in madara + _found(MANHWAZ_CLUES, pages))
-        return ThemeDetection("manhwaz", (*labels, "no WordPress on the pages (not Madara)"), scores)
+    if not any(WORDPRESS.search(text) for _, text in pages):
+        lookalike = madara + _found(MANHWAZ_CLUES, pages)
+        score = sum(c.weight for c in lookalike)
+        if score >= THRESHOLD and score > themesia_score:
+            labels = (*(c.label for c in lookalike), "no WordPress on the pages (not Madara)")
+            return ThemeDetection("manhwaz", labels, (*scores, ("manhwaz", score)))
     if madara_score >= THRESHOLD and madara_score > themesia_score:
         labels = tuple(c.label for c in madara)
         paging_tree = pages[-1][0]  # the archive when fetched, else the home page

@@ -92,7 +92,12 @@ def test_probe_fetches_home_and_archive_through_the_crawler_client(madara_load_m
     )
     # The typed page (a 404 here: the host's root then), the home page, the archive, then one manga's chapters.
     seen = [(r.method, r.path) for r in madara_load_more_site.server.requests]
-    assert seen[:4] == [("GET", "/manga/some-title/"), ("GET", "/"), ("GET", "/manga/"), ("POST", "/wp-admin/admin-ajax.php")]
+    assert seen[:4] == [
+        ("GET", "/manga/some-title/"),
+        ("GET", "/"),
+        ("GET", "/manga/"),
+        ("POST", "/wp-admin/admin-ajax.php"),
+    ]
     assert "Mangalord" in madara_load_more_site.server.requests[0].headers["user-agent"]
 
 
