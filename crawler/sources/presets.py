@@ -63,6 +63,8 @@ MADARA: dict[str, Any] = {
     "cover": "div.summary_image img",
     "chapter_item": "li.wp-manga-chapter",
     "chapter_link": "a",
+    # The link's own text: some sites print the release date inside the link too.
+    "chapter_title": "a ::own",
     # New chapters show a "new" badge whose title/alt holds a relative date; older ones print the date.
     "chapter_date": [
         "span.chapter-release-date a @title",
@@ -139,7 +141,8 @@ MANGATHEMESIA: dict[str, Any] = {
     "chapter_title": ".lch a, .chapternum, .ch-num",
     "chapter_date": ".chapterdate, .ch-date",
     "chapter_date_formats": ["%B %d, %Y"],
-    "page_image": "div#readerarea img",
+    # Some sites print a hidden decoy image for aggregators first.
+    "page_image": 'div#readerarea img:not([style*="display: none"]):not([style*="display:none"])',
     # The reader is filled by script: ts_reader.run({..., "sources": [{"images": [...]}]}).
     "page_script": r"ts_reader\.run\((\{)",
     "page_script_path": "sources.0.images",

@@ -60,9 +60,9 @@ MADARA_CLUES = (
 )
 MANGATHEMESIA_CLUES = (
     Clue(
-        "MangaThemesia theme assets (/wp-content/themes/mangareader/)",
+        "MangaThemesia theme assets (/wp-content/themes/mangareader/ or its earlier mangastream/)",
         2,
-        pattern=re.compile(r"/wp-content/themes/mangareader[/-]"),
+        pattern=re.compile(r"/wp-content/themes/(?:mangareader|mangastream)[/-]"),
     ),
     Clue("MangaThemesia cards (.listupd .bs .bsx)", 1, selector=".listupd .bs .bsx"),
     Clue("MangaThemesia update list (.utao .uta .imgu)", 1, selector=".utao .uta .imgu"),

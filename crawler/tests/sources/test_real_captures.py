@@ -11,9 +11,11 @@ functions with the preset's settings.
 Every expected value was written by reading the capture, not by running the
 adapter: titles, alternative titles, authors, genres, status, the start of
 the description, the cover, list entries in order, chapter numbers, titles,
-URLs and dates (to the day), and reader images in order. Where the adapter
-reads a field wrong, the test still states the right value and carries a
-strict xfail naming what is wrong and what would fix it.
+URLs and dates (to the day), and reader images in order. They found three
+faults the textbook fixtures could not: a Madara link holding its date (the
+preset reads the link's own text), a selector list answered group by group
+(matches now come in page order), and a hidden decoy image before a
+MangaThemesia reader's pages (the preset skips hidden images).
 """
 
 from __future__ import annotations
@@ -418,21 +420,13 @@ CHAPTER_LISTS: dict[str, tuple[Callable[[str], tuple[SourceChapter, ...]], Chapt
 }
 
 CHAPTER_FIELDS = ("count", "numbers", "urls", "titles", "dates")
-XFAIL_CHAPTERS = {
-    ("madara/reaperscans-nano-machine", "titles"): (
-        "the <a> holds span.chapter-release-date, so the link's text 'Chapter 77 Nov 05, 2021' becomes the title "
-        "'Nov 05, 2021'; the Madara preset should read the link's own text (chapter_title 'a ::own')"
-    ),
-}
 
 
 def _chapter_cases() -> list[Any]:
     cases = []
     for page in CHAPTER_LISTS:
         for field in CHAPTER_FIELDS:
-            reason = XFAIL_CHAPTERS.get((page, field))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            cases.append(pytest.param(page, field, id=f"{page}/chapters-{field}", marks=marks))
+            cases.append(pytest.param(page, field, id=f"{page}/chapters-{field}"))
     return cases
 
 
@@ -511,12 +505,6 @@ ASURA_HOME_ENTRIES = [
     ("overpowered-sword", "Overpowered Sword"),
 ]
 
-LIST_ORDER_XFAIL = (
-    "selectors.select returns the matches of a selector group group by group (lexbor's order), not in "
-    "document order as its docstring says, so the 50 .utao rows come before the five .bs cards printed above "
-    "them; sort the matches by document position in crawler.sources.selectors.select"
-)
-
 
 @cache
 def _asura_home(base_url: str) -> tuple[list[SourceMangaRef], bool]:
@@ -533,11 +521,7 @@ def _asura_home(base_url: str) -> tuple[list[SourceMangaRef], bool]:
     [
         pytest.param("count", id="mangathemesia/asura-gg-home/list-count"),
         pytest.param("keys-and-titles", id="mangathemesia/asura-gg-home/list-entries-as-a-set"),
-        pytest.param(
-            "order",
-            id="mangathemesia/asura-gg-home/list-entries-in-order",
-            marks=pytest.mark.xfail(strict=True, reason=LIST_ORDER_XFAIL),
-        ),
+        pytest.param("order", id="mangathemesia/asura-gg-home/list-entries-in-order"),
         pytest.param("urls", id="mangathemesia/asura-gg-home/list-urls"),
         pytest.param("has-next", id="mangathemesia/asura-gg-home/list-has-next"),
     ],
@@ -641,25 +625,10 @@ READERS: dict[str, tuple[str, str, str, tuple[str, ...], list[str]]] = {
     ),
 }
 
-XFAIL_READERS = {
-    "mangathemesia/asura-gg-taming-master-chapter-83": (
-        'div#readerarea img also takes the hidden decoy <img style="display: none;" class="... asurascans"> '
-        "the site prints first (in an ad-inserter div.code-block); the MangaThemesia preset's page_image should "
-        "skip hidden images, e.g. 'div#readerarea img:not([style*=\"display: none\"])'"
-    ),
-}
-
 
 @pytest.mark.parametrize(
     "page",
-    [
-        pytest.param(
-            page,
-            id=f"{page}/images",
-            marks=[pytest.mark.xfail(strict=True, reason=XFAIL_READERS[page])] if page in XFAIL_READERS else [],
-        )
-        for page in READERS
-    ],
+    [pytest.param(page, id=f"{page}/images") for page in READERS],
 )
 def test_reader_images_in_order(site, page):
     preset, install, path, hosts, expected = READERS[page]
@@ -672,8 +641,7 @@ DETECTION = {
     "madara/reaperscans-series-nano-machine.html": "madara",
     "madara/mangabooth-x-manga-17-2.html": "madara",
     "madara/mangabooth-x-manga-17-2-chapter-4.html": "madara",
-    "madara/manhuadex-manhua-solo-leveling-chapters.html": "madara",
-    # asura.gg runs the theme from /wp-content/themes/mangastream/ (its earlier name): the markup decides.
+    # asura.gg runs the theme from /wp-content/themes/mangastream/, its earlier name.
     "mangathemesia/asura-gg-home.html": "mangathemesia",
     "mangathemesia/realmscans-infinite-level-up-in-murim-chapter-125-ts_reader.html": "mangathemesia",
     "mangathemesia/luminousscans-avant-garde-covert-agent-chapter-13-ts_reader.html": "mangathemesia",

@@ -38,7 +38,7 @@ def test_mangathemesia_home_is_mangathemesia(mangathemesia_site):
     found = detect_theme(get(mangathemesia_site.base_url + "/"))
     assert found.preset == "mangathemesia"
     assert found.clues == (
-        "MangaThemesia theme assets (/wp-content/themes/mangareader/)",
+        "MangaThemesia theme assets (/wp-content/themes/mangareader/ or its earlier mangastream/)",
         "MangaThemesia cards (.listupd .bs .bsx)",
     )
 
