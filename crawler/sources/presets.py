@@ -71,7 +71,7 @@ MADARA: dict[str, Any] = {
         "span.chapter-release-date img:not(.thumb) @alt",
         "span.chapter-release-date",
     ],
-    "chapter_date_formats": ["%B %d, %Y"],
+    "chapter_date_formats": ["%B %d, %Y", "%b %d, %Y", "%d %B %Y"],
     "chapter_url_suffix": "?style=list",
     # The theme loads the list by ajax from the holder's data-id (old endpoint); newer versions
     # answer that with 400 and serve {manga_url}/ajax/chapters/ instead.
@@ -140,7 +140,7 @@ MANGATHEMESIA: dict[str, Any] = {
     "chapter_link": "a",
     "chapter_title": ".lch a, .chapternum, .ch-num",
     "chapter_date": ".chapterdate, .ch-date",
-    "chapter_date_formats": ["%B %d, %Y"],
+    "chapter_date_formats": ["%B %d, %Y", "%b %d, %Y", "%d %B %Y"],
     # Some sites print a hidden decoy image for aggregators first.
     "page_image": 'div#readerarea img:not([style*="display: none"]):not([style*="display:none"])',
     # The reader is filled by script: ts_reader.run({..., "sources": [{"images": [...]}]}).
