@@ -9,12 +9,18 @@ for a source being crawled. The decision itself is `themes.detect_theme`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from crawler.errors import CrawlerError
+from crawler.sources.clearance import Clearance, MemoryStore
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import SourceCookies, SourceHttp
+from crawler.sources.passers import challenge_handler
 from crawler.sources.themes import ThemeDetection, detect_theme
+
+if TYPE_CHECKING:
+    from crawler.sources.browser import BrowserManager
 
 # Madara's archive, newest first: where its paging (pages or "load more") shows.
 MADARA_ARCHIVE = "/manga/?m_orderby=latest"
@@ -30,6 +36,8 @@ class SiteProbe:
     base_url: str  # scheme://host[:port], what the source row stores
     title: str  # the home page's <title>, a default for the source's name
     detection: ThemeDetection
+    # The pass of the site's JavaScript challenge, when it had one: handed to the new source (no second pass).
+    clearance: Clearance | None = None
 
 
 def site_root(url: str) -> str:
@@ -55,10 +63,16 @@ def _title(html: str) -> str:
     return text.split(" - ")[-1].split(" | ")[-1].strip() or text
 
 
-def probe_site(url: str) -> SiteProbe:
-    """Fetch `url`'s home page (and Madara's archive when the home page says Madara) and detect the theme."""
+def probe_site(url: str, *, browser: BrowserManager | None = None) -> SiteProbe:
+    """Fetch `url`'s home page (and Madara's archive when the home page says Madara) and detect the theme.
+
+    A JavaScript challenge is passed in `browser` (add_source starts one) or by the configured solver (the
+    web process); where neither can, SiteUnreadable names the challenge and what to configure.
+    """
     base = site_root(url)
-    http = SourceHttp(PROBE_ID, HostGuard(PROBE_ID, base), SourceCookies())
+    guard, cookies = HostGuard(PROBE_ID, base), SourceCookies()
+    challenges = challenge_handler(PROBE_ID, cookies, MemoryStore(), browser=browser, url_allowed=guard.allows)
+    http = SourceHttp(PROBE_ID, guard, cookies, challenges=challenges)
     try:
         try:
             home = http.request_page(base + "/")
@@ -72,6 +86,6 @@ def probe_site(url: str) -> SiteProbe:
                 archive = None
             if archive is not None and archive.status == 200:
                 detection = detect_theme(home.html, archive.html)
-        return SiteProbe(base, _title(home.html), detection)
+        return SiteProbe(base, _title(home.html), detection, challenges.clearance)
     finally:
         http.close()

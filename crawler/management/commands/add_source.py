@@ -20,6 +20,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from crawler.control import sites
 from crawler.errors import CrawlerError
+from crawler.management.commands._passes import shared_browser
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.discover import SiteUnreadable, probe_site
 from crawler.sources.presets import PRESETS
@@ -69,9 +70,26 @@ class Command(BaseCommand):
         overrides = dict(parse_assignment(a) for a in options["assignments"])
         preset = options["preset"]
         base_url = url
-        if preset is None:
-            preset, base_url, title = self._detect(url, manual=bool(overrides))
-            name = name or title
+        # One browser for the probe and the dry run: it launches only if a JavaScript challenge (or
+        # requires_browser) needs it, and the challenge passed while probing is the new source's.
+        with shared_browser() as browser:
+            clearance = None
+            if preset is None:
+                preset, base_url, title, clearance = self._detect(url, manual=bool(overrides), browser=browser)
+                name = name or title
+            self._add(name, base_url, preset, overrides, options, browser=browser, clearance=clearance)
+
+    def _add(
+        self,
+        name: str | None,
+        base_url: str,
+        preset: str | None,
+        overrides: dict[str, Any],
+        options: dict[str, Any],
+        *,
+        browser: Any,
+        clearance: Any,
+    ) -> None:
         settings: dict[str, Any] = {"preset": preset} if preset else {}
         settings.update(overrides)
         try:
@@ -82,7 +100,14 @@ class Command(BaseCommand):
         except (sites.SiteRefused, CrawlerError) as exc:
             raise CommandError(str(exc)) from exc
         try:
-            added = sites.add_site(actor=None, row=row, check=not options["no_dry_run"], crawl_now=options["crawl_now"])
+            added = sites.add_site(
+                actor=None,
+                row=row,
+                check=not options["no_dry_run"],
+                crawl_now=options["crawl_now"],
+                browser=browser,
+                clearance=clearance,
+            )
         except CrawlerError as exc:
             raise CommandError(f"dry run failed, source not added: {exc}") from exc
         if added.dry_run is not None:
@@ -96,14 +121,19 @@ class Command(BaseCommand):
         else:
             self.stdout.write(sites.first_crawl_note(row.id))
 
-    def _detect(self, url: str, *, manual: bool) -> tuple[str | None, str, str]:
-        """(preset or None, base URL, home page title) from the site itself; CommandError when it says nothing."""
+    def _detect(self, url: str, *, manual: bool, browser: Any) -> tuple[str | None, str, str, Any]:
+        """(preset or None, base URL, home page title, challenge pass) from the site itself; CommandError when it
+        says nothing."""
         try:
-            probe = probe_site(url)
+            probe = probe_site(url, browser=browser)
         except SiteUnreadable as exc:
             raise CommandError(f"cannot read {url}: {exc}") from exc
         message = probe.detection.explain(probe.base_url)
         if probe.detection.preset is None and not manual:
             raise CommandError(f"{message} Then: add_source {url} --preset NAME")
         self.stdout.write(message if probe.detection.preset else f"{message} Using the --set keys alone.")
-        return probe.detection.preset, probe.base_url, probe.title
+        if probe.clearance is not None:
+            self.stdout.write(
+                f"Passed the site's JavaScript challenge (via the {probe.clearance.via}); the new source keeps the pass."
+            )
+        return probe.detection.preset, probe.base_url, probe.title, probe.clearance
