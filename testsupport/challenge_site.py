@@ -138,6 +138,7 @@ class SolverStandIn:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.fail = False
+        self.delay_secs = 0.0  # how long a solve takes (a real one takes seconds)
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -182,6 +183,7 @@ class SolverStandIn:
             return 500, {"status": "error", "message": message, "startTimestamp": started,
                          "endTimestamp": int(time.time() * 1000), "version": SOLVER_VERSION}  # fmt: skip
         url = body["url"]
+        threading.Event().wait(self.delay_secs)
         html, cookie_value = self._solve(url)
         host = urlsplit(url).hostname or ""
         solution = {
