@@ -11,6 +11,7 @@ adapters that send them; `challenge_status` shows names and times only.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -97,26 +98,59 @@ def seed(source_id: str, clearance: Clearance) -> None:
     DatabaseStore().store_pass(source_id, owner="", clearance=clearance)
 
 
-def challenge_status(now: dt.datetime | None = None) -> list[dict[str, Any]]:
-    """Per source that ever met a challenge: passes, the last one (when, how), cookie expiry, last failure.
+@dataclass(frozen=True)
+class ChallengeState:
+    """What the dashboard shows of a source's challenge passes: no cookie value, names only."""
 
-    No cookie value: names only. For the status API, the live dashboard and the Sources page.
-    """
+    source_id: str
+    passes: int
+    last_pass_at: dt.datetime | None
+    via: str  # "browser", "solver" or "" (never passed)
+    cookie_names: tuple[str, ...]
+    expires_at: dt.datetime | None  # None: session cookies (kept until the site challenges again), or none
+    valid: bool  # a pass is held and has not expired
+    pass_in_flight: bool
+    last_failure: str
+    last_failure_at: dt.datetime | None
+
+    def to_json(self) -> dict[str, Any]:
+        def iso(value: dt.datetime | None) -> str | None:
+            return value.isoformat() if value else None
+
+        return {
+            "source_id": self.source_id,
+            "passes": self.passes,
+            "last_pass_at": iso(self.last_pass_at),
+            "via": self.via or None,
+            "cookies": list(self.cookie_names),
+            "expires_at": iso(self.expires_at),
+            "valid": self.valid,
+            "pass_in_flight": self.pass_in_flight,
+            "last_failure": self.last_failure or None,
+            "last_failure_at": iso(self.last_failure_at),
+        }
+
+
+def challenge_states(now: dt.datetime | None = None) -> dict[str, ChallengeState]:
+    """Per source that ever met a challenge (one query): passes, the last (when, how), expiry, last failure."""
     now = now or timezone.now()
-    out = []
-    for row in SourceClearance.objects.order_by("source_id"):
-        out.append(
-            {
-                "source_id": row.source_id,
-                "passes": row.passes,
-                "last_pass_at": row.passed_at.isoformat() if row.passed_at else None,
-                "via": row.via or None,
-                "cookies": sorted(str(c.get("name")) for c in row.cookies if isinstance(c, dict)),
-                "expires_at": row.expires_at.isoformat() if row.expires_at else None,
-                "valid": _valid(row, now) is not None,
-                "pass_in_flight": row.pass_started_at is not None,
-                "last_failure": row.last_failure or None,
-                "last_failure_at": row.last_failure_at.isoformat() if row.last_failure_at else None,
-            }
+    return {
+        row.source_id: ChallengeState(
+            source_id=row.source_id,
+            passes=row.passes,
+            last_pass_at=row.passed_at,
+            via=row.via,
+            cookie_names=tuple(sorted(str(c.get("name")) for c in row.cookies if isinstance(c, dict))),
+            expires_at=row.expires_at,
+            valid=_valid(row, now) is not None,
+            pass_in_flight=row.pass_started_at is not None,
+            last_failure=row.last_failure,
+            last_failure_at=row.last_failure_at,
         )
-    return out
+        for row in SourceClearance.objects.order_by("source_id")
+    }
+
+
+def challenge_status(now: dt.datetime | None = None) -> list[dict[str, Any]]:
+    """`challenge_states` as the status API and the live dashboard send it."""
+    return [state.to_json() for state in challenge_states(now).values()]
