@@ -92,6 +92,11 @@ class ChallengedMadaraSite(MadaraSite):
             return False
         return hmac.compare_digest(signature, self._sign(request.headers.get("user-agent", ""), nonce))
 
+    def forget_clearances(self) -> None:
+        """Void every cookie handed out so far (a shield rotating its keys): the next request is challenged."""
+        with self._lock:
+            self._numbers.clear()
+
     def cleared_agents(self) -> list[str]:
         """The User-Agents of every request that got through the shield."""
         return [r.headers.get("user-agent", "") for r in self.server.requests if self.cleared(r)]
