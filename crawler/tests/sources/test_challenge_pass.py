@@ -228,3 +228,43 @@ def test_concurrent_workers_wait_for_the_pass_in_flight_instead_of_each_launchin
     assert results == [2, 2, 2, 2]
     assert len(solver.requests) == 1
     assert SourceClearance.objects.get(source_id="shielded").passes == 1
+
+
+@pytest.mark.browser
+def test_a_source_rendered_in_chromium_waits_past_the_challenge_instead_of_keeping_the_403_page(
+    challenged_site, browser_manager
+):
+    row = challenged_source(challenged_site, requires_browser=True)
+    source = get_source(row, browser=browser_manager)
+    try:
+        refs, images = read_one_chapter(source)
+    finally:
+        source.close()
+    assert refs and images and all(image.startswith(b"\x89PNG") for image in images)
+    stored = SourceClearance.objects.get(source_id="shielded")
+    assert (stored.passes, stored.via) == (1, "browser")
+    # The renders and the plain image requests alike went through with the browser's User-Agent.
+    assert set(challenged_site.cleared_agents()) == {stored.user_agent}
+
+
+def test_an_image_answered_by_a_challenge_is_passed_and_fetched_again(challenged_site, solver, settings):
+    settings.CRAWLER_CHALLENGE_SOLVER_URL = solver.url
+    settings.CRAWLER_CHALLENGE_PASS_INTERVAL_SECS = 1
+    row = challenged_source(challenged_site)
+    source = get_source(row)
+    try:
+        refs, _ = source.list_page(1)
+        detail = source.manga_detail(refs[0])
+        pages = source.chapter_pages(detail.chapters[0])
+        SourceClearance.objects.update(last_attempt_at=timezone.now() - timedelta(seconds=2))
+        challenged_site.forget_clearances()  # the shield voids the cookie between the reader and its images
+        stream = source.open_image(pages[0])
+        try:
+            data = b"".join(stream.iter_bytes())
+        finally:
+            stream.close()
+    finally:
+        source.close()
+    assert data.startswith(b"\x89PNG")
+    assert len(solver.requests) == 2 and solver.requests[1]["url"] == pages[0]
+    assert SourceClearance.objects.get(source_id="shielded").passes == 2
