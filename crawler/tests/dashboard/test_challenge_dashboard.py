@@ -7,14 +7,18 @@ FlareSolverr-compatible solver, or says what to configure.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from django.test import Client
+from django.utils import timezone
+from playwright.sync_api import expect
 
 from catalog.models import Source
 from crawler import clearance_store
 from crawler.models import SourceClearance
 from crawler.sources.clearance import Clearance, ClearanceCookie
+from crawler.tests.dashboard.test_dashboard import _open_live_dashboard, page  # noqa: F401 - the page fixture
 from testsupport import api_factories as f
 from testsupport.challenge_site import ChallengedMadaraSite, SolverStandIn
 
@@ -55,13 +59,13 @@ def test_the_status_api_shows_each_sources_passes_how_and_until_when_but_never_a
 def test_the_sources_page_shows_the_challenge_column(client):
     _passed("shielded")
     f.source("plain", settings={"preset": "madara"})
-    page = client.get(SOURCES).content.decode()
-    row = page.split('<tr data-source="shielded"')[1].split("</tr>")[0]
+    html = client.get(SOURCES).content.decode()
+    row = html.split('<tr data-source="shielded"')[1].split("</tr>")[0]
     cell = row.split('data-col="challenge"')[1].split("</td>")[0]
     assert "1 pass, last" in cell and "via the browser" in cell and "cookie until 2100-01-01" in cell
     assert "the solver did not answer" in cell
-    assert SECRET not in page
-    plain = page.split('<tr data-source="plain"')[1].split("</tr>")[0]
+    assert SECRET not in html
+    plain = html.split('<tr data-source="plain"')[1].split("</tr>")[0]
     assert plain.split('data-col="challenge"')[1].split("</td>")[0].strip().endswith("—")
 
 
@@ -77,11 +81,11 @@ def test_the_sources_page_probe_passes_a_challenge_through_the_solver(client, ch
     solver = SolverStandIn()
     try:
         settings.CRAWLER_CHALLENGE_SOLVER_URL = solver.url
-        page = client.post(ADD, {"step": "detect", "url": challenged_site.base_url + "/"}).content.decode()
+        html = client.post(ADD, {"step": "detect", "url": challenged_site.base_url + "/"}).content.decode()
     finally:
         solver.stop()
-    assert f"{challenged_site.base_url} runs the madara theme (" in page
-    assert "List page 1: 2 manga(s), more pages" in page
+    assert f"{challenged_site.base_url} runs the madara theme (" in html
+    assert "List page 1: 2 manga(s), more pages" in html
     # The probe's pass served the dry run too: one ask of the solver, nothing kept of the preview.
     assert len(solver.requests) == 1
     assert not Source.objects.exists() and not SourceClearance.objects.exists()
@@ -92,7 +96,24 @@ def test_without_a_solver_the_sources_page_says_the_site_is_behind_a_challenge_a
     client, challenged_site, settings
 ):
     settings.CRAWLER_CHALLENGE_SOLVER_URL = ""
-    page = client.post(ADD, {"step": "detect", "url": challenged_site.base_url + "/"}).content.decode()
-    assert "cloudflare JavaScript challenge" in page
-    assert "CRAWLER_CHALLENGE_SOLVER_URL" in page and "requires_browser" in page
-    assert "session expired" not in page
+    html = client.post(ADD, {"step": "detect", "url": challenged_site.base_url + "/"}).content.decode()
+    assert "cloudflare JavaScript challenge" in html
+    assert "CRAWLER_CHALLENGE_SOLVER_URL" in html and "requires_browser" in html
+    assert "session expired" not in html
+
+
+@pytest.mark.browser
+@pytest.mark.process
+@pytest.mark.django_db(transaction=True)
+def test_the_live_dashboard_shows_a_sources_challenge_passes_and_last_failure(daphne_server, staff, page):  # noqa: F811
+    _passed("shielded")
+    SourceClearance.objects.filter(source_id="shielded").update(
+        last_failure_at=timezone.now() + timedelta(seconds=5)  # the failure came after the pass
+    )
+    _open_live_dashboard(page, daphne_server, staff)
+    flags = page.locator("#cd-flags")
+    expect(flags).to_contain_text("Challenge shielded: 1 pass, last")
+    expect(flags).to_contain_text("via the browser, cookie until")
+    expect(flags).to_contain_text("last failure")
+    expect(flags).to_contain_text("the solver did not answer")
+    assert SECRET not in page.content()
