@@ -1,8 +1,8 @@
 """A FlareSolverr-compatible challenge solver, asked where no browser of ours can pass (CRAWLER_CHALLENGE_SOLVER_URL).
 
 The API is FlareSolverr's `POST /v1` with the `request.get` command, as its
-README documents it for v3 (shapes checked against FlareSolverr 3.3.x,
-`src/dtos.py`; v1/v2 answer the same outer shape):
+README documents it (shapes taken from FlareSolverr 3.3.21: its README's
+"request.get" section and `src/dtos.py`; v1/v2 answer the same outer shape):
 
     request:  {"cmd": "request.get", "url": "...", "maxTimeout": 60000}
     answer:   {"status": "ok", "message": "Challenge solved!", "version": "3.3.21",
