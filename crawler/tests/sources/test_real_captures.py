@@ -14,8 +14,9 @@ the description, the cover, list entries in order, chapter numbers, titles,
 URLs and dates (to the day), and reader images in order. They found three
 faults the textbook fixtures could not: a Madara link holding its date (the
 preset reads the link's own text), a selector list answered group by group
-(matches now come in page order), and a hidden decoy image before a
-MangaThemesia reader's pages (the preset skips hidden images).
+(matches now come in page order), a hidden decoy image before a
+MangaThemesia reader's pages (the preset skips hidden images), a Madara
+description and reader without their usual wrappers (the preset reads both).
 
 Answers to POST are served too: a Madara site whose detail page holds no
 chapter list answers the theme's admin-ajax.php request with 400 and its
@@ -292,21 +293,8 @@ def _read_field(metadata: Any, cover: str, field: str) -> Any:
     return getattr(metadata, field)
 
 
-# Fields the adapter reads wrong, with what would fix it.
-DETAIL_XFAILS = {
-    ("madara/mangasushi-kanzen-kaihi-healer-no-kiseki", "description_start"): (
-        "the description is div.c-page__content div.summary__content with no div.description-summary around it; "
-        "the madara preset's description selector has no such alternative. Fix: add "
-        "'div.c-page__content div.summary__content' (or a bare 'div.summary__content' as the last alternative) "
-        "to the preset's description"
-    ),
-}
-
-
 def _detail_case(page: str, field: str) -> Any:
-    reason = DETAIL_XFAILS.get((page, field))
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(page, field, id=f"{page}/{field}", marks=marks)
+    return pytest.param(page, field, id=f"{page}/{field}")
 
 
 @pytest.mark.parametrize(
@@ -796,25 +784,9 @@ READERS: dict[str, tuple[str, str, str, tuple[str, ...], list[str]]] = {
 }
 
 
-READER_XFAILS = {
-    "madara/mangasushi-kanzen-kaihi-healer-no-kiseki-reader": (
-        "the images stand in div.reading-content without div.page-break around them; the madara preset's "
-        "page_image ('div.page-break img, li.blocks-gallery-item img') matches none. Fix: add "
-        "'div.reading-content img.wp-manga-chapter-img' to the preset's page_image"
-    ),
-}
-
-
 @pytest.mark.parametrize(
     "page",
-    [
-        pytest.param(
-            page,
-            id=f"{page}/images",
-            marks=[pytest.mark.xfail(strict=True, reason=READER_XFAILS[page])] if page in READER_XFAILS else [],
-        )
-        for page in READERS
-    ],
+    [pytest.param(page, id=f"{page}/images") for page in READERS],
 )
 def test_reader_images_in_order(site, page):
     preset, install, path, hosts, expected = READERS[page]
