@@ -82,7 +82,9 @@ class Command(BaseCommand):
         except (sites.SiteRefused, CrawlerError) as exc:
             raise CommandError(str(exc)) from exc
         try:
-            added = sites.add_site(actor=None, row=row, check=not options["no_dry_run"], crawl_now=options["crawl_now"])
+            added = sites.add_site(
+                actor=None, row=row, check=not options["no_dry_run"], crawl_now=options["crawl_now"], via="cli"
+            )
         except CrawlerError as exc:
             raise CommandError(f"dry run failed, source not added: {exc}") from exc
         if added.dry_run is not None:

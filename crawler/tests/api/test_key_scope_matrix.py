@@ -51,9 +51,9 @@ def _walk(patterns: list[Any], prefix: str = "") -> Iterator[tuple[str, URLPatte
 
 def concrete(route: str) -> str:
     """A URL path a route matches: `<slug:x>` → `demo`, a regex alternation → its first word, `.*` → `nothing`."""
-    path = re.sub(r"<(?:(\w+):)?\w+>", lambda m: SAMPLE[m.group(1) or "str"], route)
-    path = re.sub(r"\(\?P<\w+>([\w|]+)\)", lambda m: m.group(1).split("|")[0], path)
+    path = re.sub(r"\(\?P<\w+>([\w|]+)\)", lambda m: m.group(1).split("|")[0], route)
     path = re.sub(r"\(\?P<\w+>\.\*\)", "nothing", path)
+    path = re.sub(r"<(?:(\w+):)?\w+>", lambda m: SAMPLE[m.group(1) or "str"], path)
     return "/" + path.replace("^", "").replace("$", "")
 
 
