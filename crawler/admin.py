@@ -22,7 +22,7 @@ from django.http import HttpRequest
 from catalog import admin as catalog_admin
 from catalog.models import Chapter, Manga, Source
 from crawler import download_policy
-from crawler.control import actions, backlog, downloads, sites, source_changes
+from crawler.control import actions, backlog, downloads, source_changes
 from crawler.control.operators import can_operate
 from crawler.models import AuditEvent, CrawlerState, SourceThrottle
 from jobs import kinds
@@ -257,6 +257,9 @@ class SourceAdmin(OperatorActions, catalog_admin.SourceAdmin):
 
     def save_model(self, request: HttpRequest, obj: Source, form: Any, change: bool) -> None:
         """Through the operator-checked, audited path; a policy edited in the settings switches downloads."""
+        # Imported here: the admin is loaded in every process Django sets up, the dry run's fetching stack is not.
+        from crawler.control import sites
+
         try:
             if not change:
                 sites.add_site(actor=request.user, row=obj, check=False, via="admin")
