@@ -16,6 +16,8 @@ from django.test import Client
 from accounts import api_keys
 from accounts.api_keys import ApiKey
 
+pytestmark = pytest.mark.sqlite_ok  # on the embedded SQLite backend too (PostgreSQL is the default run)
+
 # Each refused with a message naming the problem: on PostgreSQL a NUL or a lone surrogate would otherwise be a 500.
 BAD_NAMES = {
     "nul": "phone\x00",
@@ -159,3 +161,17 @@ def test_keys_made_before_scopes_become_read_keys():
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def test_a_key_never_turns_into_a_session_or_a_token(operator, settings):
+    """A key is not its owner's password: no login form or token endpoint takes it (each would carry full rights)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    _, raw = api_keys.mint(operator, "script", api_keys.OPERATE)
+    token = Client().post(
+        "/api/v1/auth/token/", {"username": operator.username, "password": raw}, content_type="application/json"
+    )
+    assert token.status_code == 400
+    for login in ("/admin/login/", "/login/"):
+        client = Client()
+        client.post(login, {"username": operator.username, "password": raw})
+        assert "_auth_user_id" not in client.session, login

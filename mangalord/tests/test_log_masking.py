@@ -16,9 +16,14 @@ from accounts import api_keys
 from mangalord import log_masking
 from mangalord.log_masking import MaskApiKeys, mask
 
+# Every test but the one starting daphne runs on the embedded SQLite backend too (a child process sees the test
+# database on PostgreSQL only).
+sqlite_ok = pytest.mark.sqlite_ok
+
 SECRET = "mlk_" + "S3cr3tK3y" * 5  # shaped like a minted key: the prefix and 45 URL-safe characters
 
 
+@sqlite_ok
 @pytest.mark.parametrize(
     ("line", "logged"),
     [
@@ -37,10 +42,12 @@ def test_mask_cuts_every_key_to_its_first_characters(line, logged):
     assert mask(mask(line)) == logged
 
 
+@sqlite_ok
 def test_the_masks_prefix_is_the_keys():
     assert log_masking.KEY_PREFIX == api_keys.KEY_PREFIX
 
 
+@sqlite_ok
 def test_the_filter_masks_arguments_and_tracebacks():
     try:
         raise ValueError(f"bad key {SECRET}")
@@ -63,6 +70,7 @@ def _product_handlers() -> Iterator[tuple[str, logging.Handler]]:
             yield logger.name, handler
 
 
+@sqlite_ok
 def test_every_handler_the_logging_setting_installs_masks_keys():
     handlers = list(_product_handlers())
     assert {name for name, _ in handlers} >= {"root", "django.server", "django.channels.server"}
@@ -83,6 +91,7 @@ def console() -> Iterator[io.StringIO]:
         handler.setStream(previous)
 
 
+@sqlite_ok
 @pytest.mark.django_db
 def test_a_real_requests_log_lines_carry_the_key_masked(console):
     assert Client().get(f"/key/{SECRET}/opds/").status_code == 401  # unknown: "Unauthorized: /key/…"
@@ -95,6 +104,7 @@ def test_a_real_requests_log_lines_carry_the_key_masked(console):
     assert "an app asked /key/mlk_S3cr…/opds/" in written
 
 
+@sqlite_ok
 def test_daphnes_access_log_writer_masks_the_request_line():
     from daphne.access import AccessLogGenerator
 
@@ -123,5 +133,5 @@ def test_daphne_as_deployed_logs_a_key_in_the_url_masked(child_env):
         server.stop()
     log = server.log()
     assert SECRET not in log
-    assert '"GET /key/mlk_S3cr…/opds/" 401' in log  # daphne's access log
+    assert '"GET /key/mlk_S3cr…/opds/" 401' in log, log  # daphne's access log
     assert "Not Found: /key/mlk_S3cr…/no-such-page/" in log  # Django's request log

@@ -32,6 +32,8 @@ from crawler.models import AuditEvent
 from jobs.models import Job
 from testsupport import api_factories as f
 
+pytestmark = pytest.mark.sqlite_ok  # on the embedded SQLite backend too (PostgreSQL is the default run)
+
 API_PREFIX = "api/v1/admin/"
 SESSION_ONLY_PREFIX = "admin/"
 REFUSED = (401, 403)

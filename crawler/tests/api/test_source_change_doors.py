@@ -22,6 +22,8 @@ from crawler.control import audit, source_changes
 from crawler.models import AuditEvent
 from jobs.models import Job
 
+pytestmark = pytest.mark.sqlite_ok  # on the embedded SQLite backend too (PostgreSQL is the default run)
+
 API = "/api/v1/admin/crawler/sources/"
 OTHER_SITE = "http://elsewhere.example/"
 
