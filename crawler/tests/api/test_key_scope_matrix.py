@@ -181,3 +181,15 @@ def test_no_key_opens_the_django_admin_the_dashboard_or_the_sources_page(keys):
                 login = response.status_code == 302 and response["Location"].startswith("/admin/login/")
                 assert login or response.status_code in (401, 403, 404, 405), (state, way, method, path)
     assert _changed_nothing(audits, jobs)
+
+
+def test_a_script_with_an_operate_key_in_x_api_key_needs_no_origin_header(keys):
+    """Browsers never attach X-API-Key on their own, so like Authorization it is no CSRF vector."""
+    operator, key = keys["operate"]
+    response = Client().post("/api/v1/admin/crawler/run/", "{}", content_type="application/json", HTTP_X_API_KEY=key)
+    assert response.status_code == 202
+    _, read_key = keys["read"]
+    refused = Client().post(
+        "/api/v1/admin/crawler/run/", "{}", content_type="application/json", HTTP_X_API_KEY=read_key
+    )
+    assert refused.status_code == 403
