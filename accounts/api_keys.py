@@ -13,6 +13,15 @@ a fast SHA-256 of the key is enough to store (as GitHub and PyPI do with
 tokens): a leaked table gives nothing usable, and a request costs one
 indexed lookup instead of the ~0.4 s PBKDF2 run a password costs.
 
+A key has a scope, chosen when it is made. `read` (the default) is what a
+reading app needs: the library, pages, progress, OPDS, the Komga API,
+kosync. `operate` also lets the key act on the crawler (its control API), and
+only while its owner holds the operator permission: it is made only for
+operators and only when asked for. A request signed in with a key carries the
+key's scope on its user (`signed_in_with`), so every check of the operator
+permission (`crawler.control.operators`) sees it without being handed the
+request: a `read` key of an operator is refused there like a reader.
+
 KOReader's sync plugin never sends the secret itself: it sends the MD5 hex
 of what the user typed as the password. A key therefore also stores
 SHA-256(MD5(key)), which lets kosync find the key without the server ever
@@ -23,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 from datetime import timedelta
 from typing import Any
 
@@ -35,6 +45,23 @@ KEY_PREFIX = "mlk_"
 # once a minute says "in use" just as well.
 TOUCH_EVERY = timedelta(minutes=1)
 MAX_NAME = 100
+
+READ = "read"
+OPERATE = "operate"
+SCOPES = (READ, OPERATE)
+SCOPE_CHOICES = [
+    (READ, "read: library, pages, progress (reading apps)"),
+    (OPERATE, "operate: also the crawler's control API (operators)"),
+]
+# Who may hold an `operate` key: the crawler's operator permission (crawler migration 0007 defines it; the crawler
+# checks it through `crawler.control.operators`). Named here because this bottom layer cannot import the crawler.
+OPERATOR_PERMISSION = "crawler.operate_crawler"
+# Where a key-authenticated request's user carries the key's scope; absent for a session, password or token.
+_SCOPE_ATTR = "_api_key_scope"
+# Bidirectional-text controls: a name shown in a list could reorder what follows it on the page (Trojan Source).
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Line breaks and tabs in a pasted name are folded into spaces, not refused.
+_FOLDED_WHITESPACE = frozenset("\t\n\r")
 
 
 def _sha256(text: str) -> str:
@@ -53,6 +80,8 @@ class ApiKey(models.Model):
     hint = models.CharField(max_length=12)
     digest = models.CharField(max_length=64, unique=True)
     kosync_digest = models.CharField(max_length=64, unique=True)
+    # The database default too: a row written by raw SQL (reader migration 0003 copies keys so) is `read`.
+    scope = models.CharField(max_length=8, choices=SCOPE_CHOICES, default=READ, db_default=READ)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 
@@ -62,14 +91,43 @@ class ApiKey(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.name} ({KEY_PREFIX}{self.hint}…)"
+        return f"{self.name} ({KEY_PREFIX}{self.hint}…, {self.scope})"
 
 
 class BadKeyName(ValueError):
     pass
 
 
+class BadKeyScope(ValueError):
+    pass
+
+
+def refused_character(name: str) -> str | None:
+    """Why `name` cannot be stored or shown, naming the first bad character, or None.
+
+    PostgreSQL refuses a NUL (and a lone surrogate cannot be encoded at all):
+    caught here, the caller answers 400 instead of the database raising a 500.
+    """
+    for position, char in enumerate(name, start=1):
+        category = unicodedata.category(char)
+        if char in _FOLDED_WHITESPACE:
+            continue
+        if category == "Cc":
+            return f"control character U+{ord(char):04X} at position {position}"
+        if char in BIDI_CONTROLS:
+            return f"bidirectional-text control U+{ord(char):04X} at position {position}"
+        if category == "Cs":
+            return f"unpaired surrogate U+{ord(char):04X} at position {position}"
+    return None
+
+
 def clean_name(name: str) -> str:
+    """The name to store (whitespace folded), or BadKeyName saying what to change."""
+    if len(name) > MAX_NAME * 4:  # refused before scanning it: a name is typed, not uploaded
+        raise BadKeyName(f"A key name has at most {MAX_NAME} characters.")
+    bad = refused_character(name)
+    if bad is not None:
+        raise BadKeyName(f"A key name cannot contain a {bad}; type the name again without it.")
     cleaned = " ".join(name.split())
     if not cleaned:
         raise BadKeyName("Give the key a name (the app or device that will use it).")
@@ -78,19 +136,42 @@ def clean_name(name: str) -> str:
     return cleaned
 
 
+def may_hold(user: Any, scope: str) -> bool:
+    """Whether `user` may be given a key of `scope`: `read` anyone active, `operate` operators only."""
+    if scope == READ:
+        return True
+    return scope == OPERATE and bool(user.is_active and user.has_perm(OPERATOR_PERMISSION))
+
+
+def check_scope(user: Any, scope: str) -> str:
+    """`scope` when `user` may hold it, else BadKeyScope saying why."""
+    if scope not in SCOPES:
+        raise BadKeyScope(f"Unknown key scope {scope!r}: choose one of {', '.join(SCOPES)}.")
+    if not may_hold(user, scope):
+        raise BadKeyScope(
+            f"An operate key is only for users holding the {OPERATOR_PERMISSION} permission "
+            f"(the Operators group); {user.get_username()} does not: make a read key."
+        )
+    return scope
+
+
 def seal(key: ApiKey) -> str:
-    """Give the unsaved `key` a fresh secret (stored only as digests) and return the secret, to show once."""
-    raw = KEY_PREFIX + secrets.token_urlsafe(32)
+    """Give the unsaved `key` a fresh secret (stored only as digests) and return the secret, to show once.
+
+    Raises BadKeyName or BadKeyScope (nothing stored) when the name or the scope is refused.
+    """
     key.name = clean_name(key.name)
+    key.scope = check_scope(key.user, key.scope)
+    raw = KEY_PREFIX + secrets.token_urlsafe(32)
     key.hint = raw[len(KEY_PREFIX) : len(KEY_PREFIX) + 6]
     key.digest = _sha256(raw)
     key.kosync_digest = _sha256(kosync_key(raw))
     return raw
 
 
-def mint(user: Any, name: str) -> tuple[ApiKey, str]:
-    """A new key for `user`: the row, and the raw key, which is shown once and never stored."""
-    key = ApiKey(user=user, name=name)
+def mint(user: Any, name: str, scope: str = READ) -> tuple[ApiKey, str]:
+    """A new key for `user` (`read` unless asked): the row, and the raw key, which is shown once and never stored."""
+    key = ApiKey(user=user, name=name, scope=scope)
     raw = seal(key)
     key.save()
     return key, raw
@@ -105,11 +186,38 @@ def mint_for_kosync(user: Any, auth_key: str) -> ApiKey:
         hint="kosync",
         digest=_sha256(unknowable),
         kosync_digest=_sha256(auth_key.lower()),
+        scope=READ,
     )
 
 
 def looks_like_key(secret: str) -> bool:
     return secret.startswith(KEY_PREFIX)
+
+
+def signed_in_with(key: ApiKey) -> Any:
+    """The key's user, marked as signed in by a key of the key's scope for this request."""
+    user = key.user
+    setattr(user, _SCOPE_ATTR, key.scope)
+    return user
+
+
+def narrowed_to_read(user: Any) -> Any:
+    """`user`, signed in for this request as by a `read` key (a key in a URL never operates)."""
+    setattr(user, _SCOPE_ATTR, READ)
+    return user
+
+
+def key_scope(user: Any) -> str | None:
+    """The scope of the key `user` signed in with in this request, or None when no key was used."""
+    return getattr(user, _SCOPE_ATTR, None)
+
+
+def may_operate_with(user: Any) -> bool:
+    """Whether the way `user` signed in lets them operate: a session, password or token does, a key only if `operate`.
+
+    The permission itself is checked by the caller (`crawler.control.operators.can_operate`).
+    """
+    return key_scope(user) in (None, OPERATE)
 
 
 def touch(key: ApiKey) -> None:

@@ -18,6 +18,10 @@ counted. The built-in schemes:
 - `Token` (`Authorization: Token <key>`): a DRF token (`POST /api/v1/auth/token/`).
 - `X-API-Key`: a per-user API key.
 
+A user proven by an API key (any way it is sent) comes back marked with the
+key's scope (`api_keys.signed_in_with`): a `read` key never passes the
+operator check, whoever owns it.
+
 Keys outside a header go through the same checks: a key in the catalog URL
 (`verify_api_key`) and KOReader's sync headers (`verify_kosync`). A wrong key
 counts toward the lockout like a wrong password: toward the account it names
@@ -131,7 +135,7 @@ def verify_basic(request: HttpRequest, value: str) -> Any:
         key = api_keys.find(password)
         if key is not None and key.user.get_username() == username and key.user.is_active:
             api_keys.touch(key)
-            return key.user
+            return api_keys.signed_in_with(key)
         # Not this user's key: checked as a password, so the miss counts toward the account like one.
     return verify_password(request, username, password)
 
@@ -163,9 +167,9 @@ def verify_api_key(request: HttpRequest, raw: str, *, scheme: str = "api-key") -
     key = api_keys.find(raw)
     if key is None:
         _refuse(request, scheme=scheme, username=None)
-    user = _accept(request, key.user)
+    _accept(request, key.user)
     api_keys.touch(key)
-    return user
+    return api_keys.signed_in_with(key)
 
 
 def verify_kosync(request: HttpRequest, username: str, auth_key: str) -> Any:
@@ -178,9 +182,9 @@ def verify_kosync(request: HttpRequest, username: str, auth_key: str) -> Any:
     key = api_keys.find_for_kosync(username, auth_key) if username and auth_key else None
     if key is None:
         _refuse(request, scheme="kosync", username=username or None)
-    user = _accept(request, key.user)
+    _accept(request, key.user)
     api_keys.touch(key)
-    return user
+    return api_keys.signed_in_with(key)
 
 
 def token_owner(key: str) -> Any:

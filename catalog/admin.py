@@ -74,9 +74,21 @@ class BigTableAdmin(admin.ModelAdmin):
 
 @admin.register(Source)
 class SourceAdmin(admin.ModelAdmin):
+    """Read-only here: a source's URL and settings decide what the server fetches, so only the crawler's
+    operator-checked, audited path may change them (`crawler.admin.SourceAdmin` replaces this one with it)."""
+
     list_display = ("id", "name", "kind", "base_url", "enabled")
     list_filter = ("kind", "enabled")
     search_fields = ("id", "name", "base_url")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Manga)

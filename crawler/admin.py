@@ -2,7 +2,7 @@
 
 The job admin is read-only: its actions call the same `crawler.control`
 functions as the admin API (requeue dead, release), so both faces audit and
-behave alike. Every action is an operator's (`crawler.control.operators`):
+behave alike; so does the source admin (`crawler.control.source_changes`). Every action is an operator's (`crawler.control.operators`):
 Django lists and runs it only for users with `crawler.operate_crawler`. The
 audit log is read-only for everyone, and so is the crawler state, whose
 session cookies are never shown (they are set through the audited control). The manga and chapter
@@ -13,14 +13,16 @@ actions, because the crawler owns the queue they act on.
 import uuid
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from catalog import admin as catalog_admin
 from catalog.models import Chapter, Manga, Source
 from crawler import download_policy
-from crawler.control import actions, backlog, downloads
+from crawler.control import actions, backlog, downloads, source_changes
 from crawler.control.operators import can_operate
 from crawler.models import AuditEvent, CrawlerState, SourceThrottle
 from jobs import kinds
@@ -204,31 +206,84 @@ class ChapterAdmin(OperatorActions, catalog_admin.ChapterAdmin):
 admin.site.unregister(Source)
 
 
+class SourceForm(forms.ModelForm):
+    class Meta:
+        model = Source
+        fields = "__all__"
+
+    def clean_settings(self) -> Any:
+        """A NUL is refused as a form error: PostgreSQL's jsonb would refuse it with a 500."""
+        settings = self.cleaned_data.get("settings")
+        try:
+            source_changes.refuse_nul(self.instance.pk or self.data.get("id", ""), settings)
+        except source_changes.ChangeRefused as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return settings
+
+
 @admin.register(Source)
 class SourceAdmin(OperatorActions, catalog_admin.SourceAdmin):
-    """Sources with their download policy: switched by action, or by editing `download` in the settings."""
+    """Sources, changed only by operators and only through `crawler.control.source_changes`.
 
+    The change form, the add form, deletion and the policy actions are
+    offered to operators only (the operator permission, not the model
+    permissions, decides): staff holding just `catalog.change_source`
+    see the list read-only, since a `base_url` or a `download` policy decides
+    what the server fetches (and queues). Every save goes through
+    `change_source` / `add_site` / `remove_source`, which check the operator
+    permission again and write the audit row every other door writes.
+    """
+
+    form = SourceForm
     list_display = (*catalog_admin.SourceAdmin.list_display, "download")
     actions = ("download_all", "download_followed")
+
+    # The operator permission is the permission for sources: the model permissions neither add nor take away.
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return can_operate(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return can_operate(request.user)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return can_operate(request.user)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return ("id",) if obj is not None else ()
 
     @admin.display(description="download")
     def download(self, source: Source) -> str:
         return (source.settings or {}).get(download_policy.KEY, download_policy.ALL)
 
     def save_model(self, request: HttpRequest, obj: Source, form: Any, change: bool) -> None:
-        """A policy edited in the settings JSON queues or withdraws downloads like the actions do."""
-        before = download_policy.ALL
-        if change:
-            stored = Source.objects.filter(pk=obj.pk).values_list("settings", flat=True).first() or {}
-            before = stored.get(download_policy.KEY, download_policy.ALL)
-        super().save_model(request, obj, form, change)
-        after = download_policy.policy_of(obj)
-        if change and before != after:
-            self._report(request, downloads.apply_switch(obj, before, after))
+        """Through the operator-checked, audited path; a policy edited in the settings switches downloads."""
+        # Imported here: the admin is loaded in every process Django sets up, the dry run's fetching stack is not.
+        from crawler.control import sites
+
+        try:
+            if not change:
+                sites.add_site(actor=request.user, row=obj, check=False, via="admin")
+                return
+            changes = {name: getattr(obj, name) for name in form.changed_data if name in source_changes.CRAWL_FIELDS}
+            result = source_changes.change_source(actor=request.user, source_id=obj.pk, changes=changes, via="admin")
+        except source_changes.NotAnOperator as exc:  # lost the permission since the form was shown
+            raise PermissionDenied(str(exc)) from exc
+        if result.switch is not None and result.switch.before != result.switch.after:
+            self._report(request, result.switch)
+
+    def delete_model(self, request: HttpRequest, obj: Source) -> None:
+        source_changes.remove_source(actor=request.user, source=obj, via="admin")
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
+        for source in queryset:
+            source_changes.remove_source(actor=request.user, source=source, via="admin")
 
     def _switch(self, request: HttpRequest, queryset: QuerySet[Source], policy: str) -> None:
         for source_id in queryset.values_list("id", flat=True):
-            self._report(request, downloads.set_download_policy(actor=request.user, source_id=source_id, policy=policy))
+            switch = source_changes.set_download_policy(
+                actor=request.user, source_id=source_id, policy=policy, via="admin-action"
+            )
+            self._report(request, switch)
 
     def _report(self, request: HttpRequest, switch: downloads.PolicySwitch) -> None:
         self.message_user(request, switch.describe() + ".", messages.SUCCESS)

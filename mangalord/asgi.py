@@ -14,6 +14,10 @@ from mangalord.startup import load_settings  # noqa: E402
 
 load_settings()  # a bad variable stops daphne with one line, not a traceback
 
+from mangalord.log_masking import mask_daphne_access_log  # noqa: E402
+
+mask_daphne_access_log()  # daphne builds its access-log writer after importing this module
+
 from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402

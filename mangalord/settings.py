@@ -342,9 +342,19 @@ LOGGING = {
     "formatters": {
         "structured": {"format": "%(asctime)s level=%(levelname)s logger=%(name)s pid=%(process)d %(message)s"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
+    # API keys in URLs (`/key/<key>/opds/`) are masked in every line (mangalord.log_masking): each handler
+    # carries the filter, and Django's own loggers are routed here instead of to its default handlers.
+    "filters": {"mask_api_keys": {"()": "mangalord.log_masking.MaskApiKeys"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "structured", "filters": ["mask_api_keys"]}
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
+        # Django's defaults give these handlers of their own (a DEBUG-only console, mail to ADMINS, the
+        # development server's): cleared, so their lines go through the masked console above.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "django.channels.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "django.db.backends": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},

@@ -1,4 +1,9 @@
-"""The account page: your API keys (create, name, list with last use, revoke). A new key is shown once."""
+"""The account page: your API keys (create, name, scope, list with last use, revoke). A new key is shown once.
+
+A key is `read` unless an operator asks for `operate` (`accounts.api_keys`);
+the choice is offered to operators only. The page takes a browser session
+only: a key never makes another key.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +24,13 @@ def account(request: HttpRequest) -> HttpResponse:
     new_key, error, status = "", "", 200
     if request.method == "POST":
         try:
-            _, new_key = api_keys.mint(request.user, request.POST.get("name", ""))
-        except api_keys.BadKeyName as exc:
+            scope = request.POST.get("scope", api_keys.READ)
+            _, new_key = api_keys.mint(request.user, request.POST.get("name", ""), scope)
+        except (api_keys.BadKeyName, api_keys.BadKeyScope) as exc:
             error, status = str(exc), 400
     context = {
         "keys": api_keys.keys_of(request.user),
+        "may_operate": api_keys.may_hold(request.user, api_keys.OPERATE),
         "new_key": new_key,
         "error": error,
         "base": request.build_absolute_uri("/").rstrip("/"),

@@ -4,7 +4,10 @@ The key authenticates the request, the rest of the path is served as
 usual, and the script prefix carries the key into every link the response
 builds (`reverse()` puts it in front), so an app following the feed's links
 stays signed in. Read-only (GET and HEAD) and only the OPDS catalog and the
-cover images its feeds link to. The key is checked by the access policy
+cover images its feeds link to, whatever the key's scope: a URL ends up in
+logs and histories, so the request is treated as a `read` key's even when
+the key is `operate` (the operator routes are never under a key path anyway).
+The product's logs mask the key (`mangalord.log_masking`). The key is checked by the access policy
 (`accounts.credentials.verify_api_key`): a wrong one counts toward the
 lockout, and a locked address or account is refused with 429.
 """
@@ -17,7 +20,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.urls import get_script_prefix, set_script_prefix
 
-from accounts import credentials, policy
+from accounts import api_keys, credentials, policy
 from accounts.views import locked_out
 
 _KEY_PATH = re.compile(r"^/key/(?P<key>[A-Za-z0-9_-]{8,128})/(?P<rest>.*)$")
@@ -41,7 +44,8 @@ class ApiKeyPathMiddleware:
         if request.method not in ("GET", "HEAD"):
             return _plain(405, "A key in the URL only reads.")
         try:
-            request.user = credentials.verify_api_key(request, match["key"], scheme="key-path")
+            owner = credentials.verify_api_key(request, match["key"], scheme="key-path")
+            request.user = api_keys.narrowed_to_read(owner)
         except policy.LockedOut as exc:
             return locked_out(exc)
         except policy.InvalidCredentials:

@@ -7,8 +7,8 @@ permission (seed 001, `admin_csrf_guard` and `admin_no_store_guard`):
   allowed origin: `ADMIN_ALLOWED_ORIGINS` when set, else the request's own
   host. The Origin header decides; Referer stands in when a client omits
   Origin. A request with neither is only accepted when it carries an
-  `Authorization` header: browsers send Origin on every cross-site POST and
-  never attach `Authorization` on their own, so header-token clients (scripts,
+  `Authorization` or `X-API-Key` header: browsers send Origin on every cross-site POST and
+  never attach either on their own, so header-token clients (scripts,
   `curl`) are not a CSRF vector while a cookie-only request without
   provenance is refused;
 - every response carries `Cache-Control: no-store`, so status, job lists and
@@ -93,7 +93,7 @@ def check_request(request: HttpRequest) -> HttpResponse | None:
         referer=request.META.get("HTTP_REFERER"),
         request_host=_request_host(request),
         allowed_origins=settings.ADMIN_ALLOWED_ORIGINS,
-        has_authorization=bool(request.META.get("HTTP_AUTHORIZATION")),
+        has_authorization=bool(request.META.get("HTTP_AUTHORIZATION") or request.META.get("HTTP_X_API_KEY")),
     )
     if allowed:
         return None

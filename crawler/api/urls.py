@@ -17,6 +17,7 @@ from crawler.api.control import (
     SessionView,
 )
 from crawler.api.dead_jobs import DeadJobsView, HistoryView
+from crawler.api.sources import SourceView
 from crawler.api.status import StatusView
 from crawler.api.storage import DiskFloorView
 from crawler.dashboard.stream import status_stream
@@ -35,5 +36,6 @@ urlpatterns = [
     path("history/", HistoryView.as_view(), name="history"),
     path("backlog/", BacklogView.as_view(), name="backlog"),
     path("disk-floor/", DiskFloorView.as_view(), name="disk-floor"),
+    path("sources/<slug:source_id>/", SourceView.as_view(), name="source"),
     *routes.registered(),
 ]

@@ -1,4 +1,8 @@
-"""Switching a source's download policy (crawler.download_policy), for the CLI, the admin and the API alike.
+"""What switching a source's download policy (crawler.download_policy) queues or withdraws.
+
+The switch itself is a change of the source's settings, made through
+`crawler.control.source_changes` (`set_download_policy`, `change_source`):
+operator-checked and audited whatever the door.
 
 `followed` → `all` queues one `enqueue_downloads` job, which queues every
 chapter not downloaded yet, lowest chapter number first, in batches and
@@ -14,13 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import Chapter, Source
 from crawler import download_policy
-from crawler.control import audit
-from crawler.control.errors import ControlError
 from crawler.passes import download_backfill
 from crawler.payloads import EnqueueDownloads, SyncChapterContent
 from jobs import housekeeping, queue
@@ -46,36 +47,6 @@ class PolicySwitch:
         else:
             done = f"withdrew {self.withdrawn} pending download(s)"
         return f"{self.source_id}: download {self.before} -> {self.after}; {done}"
-
-
-def set_download_policy(*, actor: Any, source_id: str, policy: str) -> PolicySwitch:
-    """Store `policy` for the source, then queue or withdraw what the switch concerns; audited.
-
-    A bad policy or an unknown source raises before anything changes
-    (SourceSettingsError / ControlError, each naming the source).
-    """
-    download_policy.check(source_id, policy)
-    with transaction.atomic():
-        source = Source.objects.select_for_update().filter(id=source_id).first()
-        if source is None:
-            raise ControlError(f"source {source_id!r} does not exist")
-        before = download_policy.policy_of(source)
-        source.settings = {**(source.settings or {}), download_policy.KEY: policy}
-        source.save(update_fields=["settings", "updated_at"])
-        switch = apply_switch(source, before, policy)
-        audit.record(
-            actor,
-            "set_download_policy",
-            scope="source",
-            target_id=source.id,
-            detail={
-                "before": before,
-                "after": policy,
-                "enqueue_job": switch.enqueue_job,
-                "withdrawn": switch.withdrawn,
-            },
-        )
-    return switch
 
 
 def apply_switch(source: Source, before: str, after: str) -> PolicySwitch:

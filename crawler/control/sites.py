@@ -3,7 +3,9 @@
 A new source is validated by the settings contract (`Source.full_clean`,
 catalog.source_settings), then dry-run inside a transaction: the row is kept
 only when the dry run succeeds, and the operator's confirmation is audited
-like every other control. Settings edits go through the same contract.
+like every other control. Adding needs the operator permission, as every
+change of an existing source does (`crawler.control.source_changes`, the
+one path for settings, `base_url` and the download policy).
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from catalog.models import Source
-from crawler import clearance_store, download_policy, state_store
-from crawler.control import audit, downloads
+from crawler import clearance_store, state_store
+from crawler.control import audit
 from crawler.control.dry_run import DryRun, dry_run
+from crawler.control.errors import ControlError
+from crawler.control.source_changes import refuse_nul, require_operator, validation_message
 
 if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager
@@ -31,19 +35,6 @@ if TYPE_CHECKING:
 
 class SiteRefused(ValueError):
     """The source cannot be added or changed as asked; the message names the source and what to fix."""
-
-
-def validation_message(exc: ValidationError, source_id: str) -> str:
-    """A ValidationError as one line naming the source: `source 'x': base_url: Enter a valid URL.`.
-
-    The settings contract's messages already name the source and the key, so they pass unchanged.
-    """
-    fields = exc.message_dict.items() if hasattr(exc, "message_dict") else [("", exc.messages)]
-    parts = []
-    for field, msgs in fields:
-        for msg in msgs:
-            parts.append(msg if msg.startswith("source ") else f"source {source_id!r}: {field}: {msg}")
-    return "; ".join(parts)
 
 
 def new_source(*, name: str, base_url: str, settings: dict[str, Any], source_id: str | None = None) -> Source:
@@ -55,7 +46,10 @@ def new_source(*, name: str, base_url: str, settings: dict[str, Any], source_id:
         raise SiteRefused(f"source {source_id!r} already exists (edit it, or pick another id)")
     row = Source(id=source_id, name=name, kind=Source.Kind.HTML, base_url=base_url, settings=settings)
     try:
+        refuse_nul(source_id, settings)
         row.full_clean()
+    except ControlError as exc:
+        raise SiteRefused(str(exc)) from exc
     except ValidationError as exc:
         raise SiteRefused(validation_message(exc, source_id)) from exc
     return row
@@ -84,16 +78,20 @@ def add_site(
     row: Source,
     check: bool = True,
     crawl_now: bool = False,
+    via: str = "sources-page",
     browser: BrowserManager | None = None,
     clearance: Clearance | None = None,
 ) -> AddedSite:
     """Save `row` after a successful dry run (unless `check` is off), audited; optionally enqueue its first pass.
 
     `browser` and `clearance` go to the dry run (`dry_run`): add_source's browser, the probe's challenge pass.
-    Raises CrawlerError (the dry run's, naming key, selector and URL) with nothing kept.
+    Raises NotAnOperator (`actor` lacks the permission; None is the machine's
+    operator) or CrawlerError (the dry run's, naming key, selector and URL)
+    with nothing kept.
     """
     from crawler.control.actions import request_metadata_pass
 
+    require_operator(actor, f"adding source {row.id!r}")
     with transaction.atomic():
         row.save(force_insert=True)
         if clearance is not None and not check:
@@ -104,31 +102,12 @@ def add_site(
             "add_source",
             scope="source",
             target_id=row.id,
-            detail={"base_url": row.base_url, "settings": row.settings, "dry_run": check},
+            detail={"via": via, "base_url": row.base_url, "settings": row.settings, "dry_run": check},
         )
     job = None
     if crawl_now:
         job = request_metadata_pass(actor=actor, source_id=row.id)[0].job_id
     return AddedSite(row, result, job)
-
-
-def update_settings(*, actor: Any, source: Source, settings: Any) -> Source:
-    """Replace a source's settings when the contract accepts them (audited); raises SiteRefused otherwise."""
-    before = source.settings
-    policy_before = download_policy.policy_of(source)
-    source.settings = settings
-    try:
-        source.full_clean()
-    except ValidationError as exc:
-        source.settings = before
-        raise SiteRefused(validation_message(exc, source.id)) from exc
-    with transaction.atomic():
-        source.save(update_fields=["settings", "updated_at"])
-        # A changed `download` policy queues or withdraws downloads as the download_policy command does.
-        switch = downloads.apply_switch(source, policy_before, download_policy.policy_of(source))
-        detail = {"settings": settings, "enqueue_job": switch.enqueue_job, "withdrawn": switch.withdrawn}
-        audit.record(actor, "edit_source_settings", scope="source", target_id=source.id, detail=detail)
-    return source
 
 
 def next_scheduled_pass(now: dt.datetime | None = None) -> dt.datetime:

@@ -2,7 +2,8 @@
 
 Operators only (`crawler.operate_crawler`): others are sent to the admin
 login, or refused when signed in. Views only read forms and call
-`crawler.control` (sites, source_states) and `crawler.sources.discover`;
+`crawler.control` (sites, source_changes, source_states) and `crawler.sources.discover`;
+a settings edit takes the path every door takes (`source_changes.change_source`);
 adding a site is two posts: "Look at the site" (detect the theme, show the
 dry run, store nothing) and "Add source" (the same dry run again, then the
 row, audited).
@@ -27,6 +28,7 @@ from catalog.models import Source
 from crawler.control import actions, sites
 from crawler.control.errors import ControlError
 from crawler.control.operators import can_operate
+from crawler.control.source_changes import change_source
 from crawler.control.source_states import source_states
 from crawler.dashboard.source_forms import SettingsForm, SiteDetailsForm, SiteUrlForm
 from crawler.errors import CrawlerError
@@ -122,7 +124,7 @@ def _confirm(request: HttpRequest) -> HttpResponse:
             name=data["name"], base_url=data["base_url"], settings=details.settings(), source_id=data["source_id"]
         )
         sites.add_site(actor=request.user, row=row, crawl_now=data["crawl_now"])
-    except sites.SiteRefused as exc:
+    except (sites.SiteRefused, ControlError) as exc:
         return _render(request, "crawler/source_add.html", "Add a site", details=details, error=str(exc), **context)
     except CrawlerError as exc:
         error = f"dry run failed, source not added: {exc}"
@@ -158,8 +160,13 @@ def source_settings(request: HttpRequest, source_id: str) -> HttpResponse:
         form = SettingsForm(request.POST)
         if form.is_valid():
             try:
-                sites.update_settings(actor=request.user, source=source, settings=form.cleaned_data["settings"])
-            except sites.SiteRefused as exc:
+                change_source(
+                    actor=request.user,
+                    source_id=source.id,
+                    changes={"settings": form.cleaned_data["settings"]},
+                    via="sources-page",
+                )
+            except ControlError as exc:  # the contract's reason, or the permission lost since the page loaded
                 error = str(exc)
             else:
                 messages.success(request, f"Settings of {source.id} saved.")

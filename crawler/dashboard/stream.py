@@ -86,10 +86,9 @@ async def status_stream(request: HttpRequest, broadcaster: StatusBroadcaster | N
 
 async def _authenticate(request: HttpRequest) -> Any:
     """The header credentials' user for scripts (as on every admin endpoint), else the session user."""
-    if request.META.get("HTTP_AUTHORIZATION"):
-        found = await sync_to_async(credentials.header_user)(request)
-        if found is not None:
-            return found
+    found = await sync_to_async(credentials.header_user)(request)  # None without header credentials
+    if found is not None:
+        return found
     return await request.auser()
 
 

@@ -105,6 +105,7 @@ class Command(BaseCommand):
                 row=row,
                 check=not options["no_dry_run"],
                 crawl_now=options["crawl_now"],
+                via="cli",
                 browser=browser,
                 clearance=clearance,
             )

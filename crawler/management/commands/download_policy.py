@@ -1,7 +1,8 @@
 """`manage.py download_policy SOURCE [all|followed]`: show or switch which chapters a source downloads.
 
 Without a policy it prints the current one and the source's chapters by
-download state. Switching goes through `crawler.control.downloads` (audited):
+download state. Switching goes through `crawler.control.source_changes`, the
+path of every door (audited as run by the machine's operator):
 to `all` queues the job that queues every chapter not downloaded yet, to
 `followed` withdraws the pending downloads of mangas nobody bookmarked.
 """
@@ -15,8 +16,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from catalog.models import Source
 from catalog.source_settings import SourceSettingsError
 from crawler import download_policy
-from crawler.control.downloads import set_download_policy
 from crawler.control.errors import ControlError
+from crawler.control.source_changes import set_download_policy
 from crawler.status.source_stats import chapter_downloads
 
 

@@ -158,7 +158,7 @@ def test_the_sources_page_is_for_operators_only(people, world, persona):
             assert response.status_code == 200 or response["Location"] == "/admin/crawler/sources/", route
     operates = persona in ("operator", "superuser")
     assert Job.objects.filter(kind="metadata_pass").exists() is operates
-    assert AuditEvent.objects.filter(action="edit_source_settings").exists() is operates
+    assert AuditEvent.objects.filter(action="change_source").exists() is operates
 
 
 ADMIN_ACTIONS = [

@@ -140,7 +140,7 @@ def test_settings_errors_are_the_clis_and_keep_the_stored_settings(client, madar
     assert response.status_code == 302
     src.refresh_from_db()
     assert src.settings == {"preset": "madara", "rate_limit": 0.25}
-    assert AuditEvent.objects.get().action == "edit_source_settings"
+    assert AuditEvent.objects.get().action == "change_source"
 
 
 def test_crawl_now_enqueues_once_and_says_so_when_one_is_in_flight(client):

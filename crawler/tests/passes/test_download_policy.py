@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from catalog.bookmarks import create_bookmark
 from catalog.models import Chapter, Manga, Source
 from crawler import download_policy
-from crawler.control.downloads import set_download_policy
 from crawler.control.errors import ControlError
+from crawler.control.source_changes import set_download_policy
 from crawler.models import AuditEvent
 from crawler.passes.chapters import sync_chapters
 from crawler.passes.download_backfill import cursor_key, run_backfill
@@ -61,7 +61,7 @@ def test_a_bad_policy_is_refused_naming_the_source_and_key():
 @pytest.fixture
 def shelf(db):
     return Source.objects.create(
-        id="shelf", name="Shelf", kind="html", base_url="http://127.0.0.1:9/", settings={"download": "followed"}
+        id="shelf", name="Shelf", kind="demo", base_url="http://127.0.0.1:9/", settings={"download": "followed"}
     )
 
 
@@ -112,9 +112,7 @@ def test_switch_to_all_queues_the_rest_in_chapter_order_and_back_withdraws_unfol
     assert (switch.before, switch.after) == ("followed", "all")
     assert content_jobs() == {"Kept"}  # the request queued one job, not the chapters
     job = Job.objects.get(kind="enqueue_downloads", state="pending")
-    assert (
-        str(job.id) == switch.enqueue_job == AuditEvent.objects.get(action="set_download_policy").detail["enqueue_job"]
-    )
+    assert str(job.id) == switch.enqueue_job == AuditEvent.objects.get(action="change_source").detail["enqueue_job"]
     assert run_backfill("shelf") == 3
     leased = lease([CONTENT], 10, timedelta(minutes=1))
     order = [(c.manga.title, c.number) for c in (Chapter.objects.get(id=lz.payload.chapter_id) for lz in leased)]
@@ -126,7 +124,7 @@ def test_switch_to_all_queues_the_rest_in_chapter_order_and_back_withdraws_unfol
     switch = set_download_policy(actor=operator, source_id="shelf", policy="followed")
     assert (switch.withdrawn, content_jobs()) == (3, {"Kept"})
     assert set(Chapter.objects.filter(manga__title="Other").values_list("sync_state", flat=True)) == {"new"}
-    assert AuditEvent.objects.filter(action="set_download_policy", target_id="shelf").count() == 2
+    assert AuditEvent.objects.filter(action="change_source", target_id="shelf").count() == 2
 
 
 @pytest.mark.django_db
@@ -210,7 +208,7 @@ def test_the_sources_page_settings_switch_the_policy_like_the_command(admin_user
     client.force_login(admin_user)  # a superuser operates: no Operators group to make (or flush)
     response = client.post("/admin/crawler/sources/shelf/settings/", {"settings": '{"download": "all"}'})
     assert response.status_code == 302
-    audit = AuditEvent.objects.get(action="edit_source_settings")
+    audit = AuditEvent.objects.get(action="change_source")
     job = Job.objects.get(kind="enqueue_downloads", state="pending")
     assert (audit.detail["enqueue_job"], audit.detail["withdrawn"]) == (str(job.id), 0)
     assert run_backfill("shelf", job.payload["switch"]) == 2

@@ -139,6 +139,7 @@ def start_site(mangas: int):
     so a re-run finds everything unchanged.
     """
     from catalog.models import Source
+    from crawler.control import sites, source_changes
     from crawler.demo_site import start_demo_site
 
     row = Source.objects.filter(id=DEMO_SOURCE_ID).first()
@@ -147,12 +148,13 @@ def start_site(mangas: int):
         site = start_demo_site("127.0.0.1", previous_port, mangas=mangas, chapters=DEMO_CHAPTERS, pages=DEMO_PAGES)
     except OSError:  # taken by something else since: any free port
         site = start_demo_site("127.0.0.1", 0, mangas=mangas, chapters=DEMO_CHAPTERS, pages=DEMO_PAGES)
+    # The path every change of a source takes (audited, run by the machine's operator), like add_source.
     if row is None:
-        row = Source(id=DEMO_SOURCE_ID, name="Demo manga site", kind=Source.Kind.DEMO)
-    row.base_url = site.base_url
-    row.enabled = True
-    row.save()
-    return site, row
+        row = Source(id=DEMO_SOURCE_ID, name="Demo manga site", kind=Source.Kind.DEMO, base_url=site.base_url)
+        sites.add_site(actor=None, row=row, check=False, via="cli")
+        return site, row
+    changes = {"base_url": site.base_url, "enabled": True}
+    return site, source_changes.change_source(actor=None, source_id=row.id, changes=changes, via="cli").source
 
 
 def drain_with_progress(console: Console, *, analysis: bool) -> None:
