@@ -12,13 +12,13 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.drf import API_AUTHENTICATION
+from catalog.api.inputs import BoundedJSONParser
 from catalog.api.pagination import Pagination
 from catalog.models import Chapter
 from reader.models import ReadProgress
@@ -44,7 +44,7 @@ class ProgressUpdateSerializer(serializers.Serializer):
 class ProgressAccess:
     authentication_classes = API_AUTHENTICATION
     permission_classes = (IsAuthenticated,)
-    parser_classes = (JSONParser,)
+    parser_classes = (BoundedJSONParser,)
 
 
 class ProgressListQuery(serializers.Serializer):

@@ -29,6 +29,19 @@ def test_a_nul_in_an_opds_query_is_a_400(client, alice, path):
     assert "NUL" in response.content.decode()
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"HTTP_USER_AGENT": "KOReader\x00"},  # the lockout stores a failed sign-in's user agent
+        {"HTTP_X_AUTH_USER": "alice\x00", "HTTP_X_AUTH_KEY": "0" * 32},
+    ],
+)
+def test_a_nul_in_a_header_is_a_400_before_any_view(client, headers):
+    response = client.get("/kosync/users/auth", **headers)
+    assert response.status_code == 400
+    assert "NUL" in response.content.decode()
+
+
 def test_a_nul_in_the_web_readers_search_is_a_400(client, alice):
     client.force_login(alice)
     assert client.get("/?q=%00").status_code == 400
