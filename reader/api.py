@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.drf import API_AUTHENTICATION
-from catalog.api.inputs import BoundedJSONParser
+from catalog.api.inputs import AsciiIntegerField, BoundedJSONParser
 from catalog.api.pagination import Pagination
 from catalog.models import Chapter
 from reader.models import ReadProgress
@@ -37,7 +37,7 @@ class ProgressSerializer(serializers.ModelSerializer):
 
 
 class ProgressUpdateSerializer(serializers.Serializer):
-    last_page = serializers.IntegerField(min_value=0, help_text="Last page read, 1-based.")
+    last_page = AsciiIntegerField(min_value=0, max_value=1_000_000, help_text="Last page read, 1-based.")
     completed = serializers.BooleanField(required=False, help_text="Defaults to last_page == the chapter's page count.")
 
 

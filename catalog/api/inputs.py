@@ -1,4 +1,4 @@
-"""`catalog.inputs` in DRF's terms: the API's one body parser, and an integer field for query parameters.
+"""`catalog.inputs` in DRF's terms: the API's one body parser, and an integer field that reads ASCII digits only.
 
 The parser is DRF's JSON, read no further than REQUEST_JSON_MAX_BYTES and
 checked for depth first.
@@ -42,7 +42,7 @@ class BoundedJSONParser(JSONParser):
             raise ParseError(f"JSON parse error - {exc}") from exc
 
 
-class QueryIntegerField(serializers.IntegerField):
+class AsciiIntegerField(serializers.IntegerField):
     """DRF's IntegerField with `catalog.inputs.parse_bounded_int`'s rule for text: ASCII digits, within the bounds.
 
     DRF's own passes text to `int()`, which takes "٣" and "1_0"; JSON numbers are ints already and keep its checks.

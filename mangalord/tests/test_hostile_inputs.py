@@ -261,6 +261,10 @@ for persona, path, param in INTEGER_PARAMS:
     for form, value in INTEGER_FORMS.items():
         joiner = "&" if "?" in path else "?"
         CASES.append(Case(f"int-{form}-{param}-{path}", persona, "GET", _at(f"{path}{joiner}{param}={value}")))
+# The admin's own lists are Django's: a page number it cannot read shows the first (or last) page.
+for path in ("/admin/catalog/manga/", "/admin/jobs/job/", "/admin/crawler/auditevent/", "/admin/accounts/apikey/"):
+    for form, value in INTEGER_FORMS.items():
+        CASES.append(Case(f"int-{form}-p-{path}", "staff", "GET", f"{path}?p={value}", allowed=(200,)))
 
 PATH_INTEGERS = [
     ("reader", "GET", "/opds/tags/{n}/"),
@@ -275,7 +279,7 @@ for persona, method, path in PATH_INTEGERS:
         CASES.append(Case(f"path-{form}-{path}", persona, method, _at(path.replace("{n}", value)), allowed=allowed))
 
 # Integers inside JSON bodies.
-for form, value in {"huge": int("9" * 40), "negative": -1}.items():
+for form, value in {"huge": int("9" * 40), "negative": -1, "arabic-indic-text": "\u0663", "huge-text": HUGE}.items():
     CASES.append(
         Case(
             f"json-int-{form}-requeue",
