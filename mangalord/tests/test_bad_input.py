@@ -79,3 +79,17 @@ def test_a_huge_width_or_tag_id_is_a_4xx(client, alice, chapter):
     page = chapter.pages.first()
     assert client.get(f"/read/pages/{page.id}/image/?w={HUGE}").status_code == 400
     assert client.get(f"/opds/tags/{HUGE}/").status_code == 404
+
+
+def test_an_oversized_json_body_is_a_413_naming_the_limit(alice_client, settings, chapter):
+    settings.REQUEST_JSON_MAX_BYTES = 100
+    response = alice_client.put(f"/api/v1/progress/{chapter.id}/", {"last_page": 1, "pad": "x" * 200}, format="json")
+    assert response.status_code == 413
+    assert "larger than 100 bytes" in response.json()["detail"]
+
+
+def test_a_deeply_nested_json_body_is_a_400_naming_the_depth(alice_client, chapter):
+    body = b'{"last_page": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"
+    response = alice_client.put(f"/api/v1/progress/{chapter.id}/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert "deeper than 32 levels" in response.json()["detail"]

@@ -60,3 +60,12 @@ def test_pse_max_widths_share_the_same_copies(client, alice, settings):
         assert Image.open(io.BytesIO(b"".join(answer.streaming_content))).width <= width
     # 720, 900 and 1080; 1300 is wider than the page, which is then served as stored
     assert len(_stored_copies(settings.MEDIA_ROOT)) == 3
+
+
+@pytest.mark.django_db
+def test_the_web_reader_is_told_the_copy_widths_it_asks_for(client, alice):
+    src = f.source("demo")
+    chapter = f.chapter(f.manga("Berserk", src=src), 1, src=src, pages=1)
+    client.force_login(alice)
+    page = client.get(f"/read/{chapter.id}/").content.decode()
+    assert f'"copyWidths": {list(COPY_WIDTHS)}' in page
