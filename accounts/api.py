@@ -6,7 +6,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import Throttled
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -36,7 +35,7 @@ class TokenView(APIView):
 
     authentication_classes = ()
     permission_classes = (AllowAny,)
-    parser_classes = (JSONParser,)
+    # The body is read by the project's one parser (DEFAULT_PARSER_CLASSES): JSON within a size and a depth limit.
     throttle_classes = (ScopedRateThrottle, AnonRateThrottle)
     throttle_scope = "login"
 

@@ -177,15 +177,28 @@ def mint(user: Any, name: str, scope: str = READ) -> tuple[ApiKey, str]:
     return key, raw
 
 
+REGISTERED_HINT = "kosync"
+
+
+def _registered_digest(user_id: int, auth_key: str) -> str:
+    return _sha256(f"kosync-registered\0{user_id}\0{auth_key.lower()}")
+
+
 def mint_for_kosync(user: Any, auth_key: str) -> ApiKey:
-    """A key KOReader registered itself (kosync `POST /users/create`): only its MD5 is known, so it works for sync only."""
+    """A key KOReader registered itself (kosync `POST /users/create`): only its MD5 is known, so it works for sync only.
+
+    Its digest is salted with its owner: what KOReader sends is the MD5 of a
+    password the user chose, and two people may choose the same one. Unsalted,
+    the unique digest refused the second registration, which told a stranger
+    that some account uses that password.
+    """
     unknowable = KEY_PREFIX + secrets.token_urlsafe(32)
     return ApiKey.objects.create(
         user=user,
         name="KOReader (registered from KOReader)",
-        hint="kosync",
+        hint=REGISTERED_HINT,
         digest=_sha256(unknowable),
-        kosync_digest=_sha256(auth_key.lower()),
+        kosync_digest=_registered_digest(user.pk, auth_key),
         scope=READ,
     )
 
@@ -237,7 +250,10 @@ def find(raw: str) -> ApiKey | None:
 def find_for_kosync(username: str, auth_key: str) -> ApiKey | None:
     """The key of the user named `username` whose MD5 (as KOReader sends it) is `auth_key`, or None."""
     key = ApiKey.objects.select_related("user").filter(kosync_digest=_sha256(auth_key.lower())).first()
-    return key if key is not None and key.user.get_username() == username else None
+    if key is not None:
+        return key if key.user.get_username() == username else None
+    registered = ApiKey.objects.select_related("user").filter(user__username=username, hint=REGISTERED_HINT)
+    return next((k for k in registered if k.kosync_digest == _registered_digest(k.user_id, auth_key)), None)
 
 
 def keys_of(user: Any) -> list[ApiKey]:

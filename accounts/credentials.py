@@ -50,7 +50,7 @@ from django.core.cache import cache
 from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
-from accounts import api_keys, lockout
+from accounts import api_keys, lockout, usernames
 
 BASIC_CACHE_SECS = 300
 # What a 401 asks of clients that speak HTTP Basic (OPDS apps, Mihon): they send credentials only after it.
@@ -112,6 +112,8 @@ def _verified_key(user: Any, password: str) -> str:
 
 def verify_password(request: HttpRequest, username: str, password: str) -> Any:
     """The active user these credentials name (remembered for a while, see the module doc); lockout enforced."""
+    if not usernames.is_possible(username):  # a NUL or a 5,000-character name never reaches a query
+        _refuse(request, scheme="password", username=None, message="Invalid username or password.")
     lockout.refuse_if_locked(request, username)
     model = get_user_model()
     known = model._default_manager.filter(**{model.USERNAME_FIELD: username}).first()
@@ -140,11 +142,11 @@ def verify_basic(request: HttpRequest, value: str) -> Any:
     return verify_password(request, username, password)
 
 
-def _refuse(request: HttpRequest, *, scheme: str, username: str | None) -> NoReturn:
+def _refuse(request: HttpRequest, *, scheme: str, username: str | None, message: str = "Invalid key.") -> NoReturn:
     lockout.refuse_if_locked(request, username)  # a miss while locked is refused, not counted
     lockout.record_failure(request, scheme=scheme, username=username)
     lockout.refuse_if_locked(request, username)  # this miss may be the one that locks
-    raise InvalidCredentials("Invalid key.")
+    raise InvalidCredentials(message)
 
 
 def _accept(request: HttpRequest, user: Any) -> Any:
@@ -179,9 +181,10 @@ def verify_kosync(request: HttpRequest, username: str, auth_key: str) -> Any:
     """
     if not username and not auth_key:
         raise InvalidCredentials("No credentials.")
-    key = api_keys.find_for_kosync(username, auth_key) if username and auth_key else None
+    possible = usernames.is_possible(username)  # else the miss counts toward the address alone
+    key = api_keys.find_for_kosync(username, auth_key) if possible and auth_key else None
     if key is None:
-        _refuse(request, scheme="kosync", username=username or None)
+        _refuse(request, scheme="kosync", username=username if possible else None)
     _accept(request, key.user)
     api_keys.touch(key)
     return api_keys.signed_in_with(key)

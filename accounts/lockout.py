@@ -37,6 +37,8 @@ from django.db.models import Q, Sum
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
+from accounts import usernames
+
 
 class LockedOut(Exception):
     """Too many failed logins for this account or from this address; nothing is checked until it passes."""
@@ -84,6 +86,19 @@ class LoginLockoutHandler(AxesDatabaseHandler):
             account_limit=settings.AXES_FAILURE_LIMIT,
             address_limit=settings.LOGIN_ADDRESS_FAILURE_LIMIT,
         )
+
+
+def lockout_username(request: HttpRequest, credentials: dict[str, Any] | None = None) -> str | None:
+    """The account a failure counts toward (axes' `AXES_USERNAME_CALLABLE`): the name the attempt gave, when some
+    account could have it (`accounts.usernames`), else None, so the failure counts toward the address alone.
+
+    axes stores this name in 255 characters and PostgreSQL refuses a NUL: a hostile name is never written.
+    """
+    if credentials:
+        name = credentials.get(settings.AXES_USERNAME_FORM_FIELD)
+    else:
+        name = getattr(request, "data", request.POST).get(settings.AXES_USERNAME_FORM_FIELD)
+    return name if isinstance(name, str) and usernames.is_possible(name) else None
 
 
 def lockout_secs() -> int:

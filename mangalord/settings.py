@@ -203,12 +203,20 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # A success must not wipe the failures: logging in to one's own account would reset the count of another's.
 AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+# A name no account can have (NUL, bidi, past the field's length) counts toward the address alone, never stored.
+AXES_USERNAME_CALLABLE = "accounts.lockout.lockout_username"
 AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT or None
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXY_COUNT else ("REMOTE_ADDR",)
 # Requests per client address (anonymous callers) and per token-endpoint caller; DRF's rate syntax (N/second,
 # minute, hour, day). Counted in the web process's cache.
 API_THROTTLE_ANON = rate("API_THROTTLE_ANON", "120/minute")
 API_THROTTLE_LOGIN = rate("API_THROTTLE_LOGIN", "10/minute")
+# kosync registrations per client address, when KOSYNC_ALLOW_REGISTRATION is on.
+KOSYNC_REGISTRATION_THROTTLE = rate("KOSYNC_REGISTRATION_THROTTLE", "5/hour")
+
+# JSON request bodies (the APIs, kosync): larger ones are a 413 and deeper ones a 400, checked before parsing.
+REQUEST_JSON_MAX_BYTES = positive("REQUEST_JSON_MAX_BYTES", 1024 * 1024)
+REQUEST_JSON_MAX_DEPTH = positive("REQUEST_JSON_MAX_DEPTH", 32)
 
 REDIS_URL = read("REDIS_URL", env.str, "")
 if REDIS_URL:
@@ -223,8 +231,16 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
-    "DEFAULT_THROTTLE_RATES": {"anon": API_THROTTLE_ANON, "login": API_THROTTLE_LOGIN},
-    "NUM_PROXIES": TRUSTED_PROXY_COUNT or None,
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": API_THROTTLE_ANON,
+        "login": API_THROTTLE_LOGIN,
+        "kosync_register": KOSYNC_REGISTRATION_THROTTLE,
+    },
+    # 0 without a proxy: DRF's None would take the client's own X-Forwarded-For as its address, and a fake one
+    # per call would dodge every throttle.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
+    # Every API view reads JSON, and only JSON, within REQUEST_JSON_MAX_BYTES and REQUEST_JSON_MAX_DEPTH.
+    "DEFAULT_PARSER_CLASSES": ["catalog.api.inputs.BoundedJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

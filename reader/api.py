@@ -12,13 +12,13 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.drf import API_AUTHENTICATION
+from catalog.api.inputs import AsciiIntegerField, BoundedJSONParser
 from catalog.api.pagination import Pagination
 from catalog.models import Chapter
 from reader.models import ReadProgress
@@ -37,14 +37,14 @@ class ProgressSerializer(serializers.ModelSerializer):
 
 
 class ProgressUpdateSerializer(serializers.Serializer):
-    last_page = serializers.IntegerField(min_value=0, help_text="Last page read, 1-based.")
+    last_page = AsciiIntegerField(min_value=0, max_value=1_000_000, help_text="Last page read, 1-based.")
     completed = serializers.BooleanField(required=False, help_text="Defaults to last_page == the chapter's page count.")
 
 
 class ProgressAccess:
     authentication_classes = API_AUTHENTICATION
     permission_classes = (IsAuthenticated,)
-    parser_classes = (JSONParser,)
+    parser_classes = (BoundedJSONParser,)
 
 
 class ProgressListQuery(serializers.Serializer):

@@ -10,6 +10,7 @@ from django.core.files.storage import default_storage
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.views.decorators.http import require_safe
 
+from catalog.inputs import BadInteger, parse_bounded_int
 from catalog.streaming import file_response
 
 IMAGE_CACHE_CONTROL = "private, max-age=86400"
@@ -40,11 +41,14 @@ class BadParameter(ValueError):
     pass
 
 
+MAX_PAGE = 100_000
+
+
 def page_param(request: HttpRequest, name: str = "page") -> int:
-    raw = request.GET.get(name, "1")
-    if not raw.isdigit() or int(raw) < 1 or int(raw) > 100_000:
-        raise BadParameter(f"{name} must be a positive integer")
-    return int(raw)
+    try:
+        return parse_bounded_int(request.GET.get(name, "1"), low=1, high=MAX_PAGE)
+    except BadInteger as exc:
+        raise BadParameter(f"{name} must be a positive integer of ASCII digits, at most {MAX_PAGE:,}") from exc
 
 
 def bad_request(message: str) -> HttpResponse:

@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
+from catalog import inputs
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Manga, Tag
 from catalog.search import title_matches
 from reader.progress import has_unread
@@ -71,7 +72,7 @@ class TitleCursor:
     @classmethod
     def decode(cls, token: str) -> TitleCursor:
         try:
-            title, key = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+            title, key = inputs.loads_bounded(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
             if not isinstance(title, str):
                 raise TypeError(title)
             return cls(title, uuid.UUID(key))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+from catalog.inputs import BadInteger, parse_bounded_int
 from catalog.models import Manga
 from reader.http import BadParameter
 
@@ -67,8 +68,12 @@ def _choice(params: Mapping[str, str], name: str, accepted: Collection[str]) -> 
 def parse_library_query(params: Mapping[str, str], *, sources: Collection[str]) -> LibraryQuery:
     """The listing `params` ask for; `BadParameter` for a page that is no positive number or an unknown choice."""
     raw_page = params.get("page", "1").strip() or "1"
-    if not raw_page.isdigit() or not 1 <= int(raw_page) <= MAX_PAGE:
-        raise BadParameter(f"page={raw_page!r} is not a page number: use a whole number from 1 to {MAX_PAGE:,}")
+    try:
+        page = parse_bounded_int(raw_page, low=1, high=MAX_PAGE)
+    except BadInteger as exc:
+        raise BadParameter(
+            f"page={raw_page[:20]!r} is not a page number: use a whole number from 1 to {MAX_PAGE:,}"
+        ) from exc
     sort = _choice(params, "sort", SORTS)
     return LibraryQuery(
         q=params.get("q", "").strip()[:MAX_QUERY],
@@ -77,5 +82,5 @@ def parse_library_query(params: Mapping[str, str], *, sources: Collection[str]) 
         tag=params.get("tag", "").strip()[:100],
         status=_choice(params, "status", Manga.Status.values),
         source=_choice(params, "source", sources),
-        page=int(raw_page),
+        page=page,
     )

@@ -16,8 +16,11 @@ THUMBNAIL_WIDTH = 320
 def page_response(
     request: HttpRequest, page: Page, max_width: int | None, *, as_type: str | None = None
 ) -> HttpResponse:
-    """The page as stored; at most `max_width` wide when it is wider; as `as_type` when given and different."""
+    """The page as stored; scaled to a copy width (`reader.images.COPY_WIDTHS`) at most `max_width` when the page
+    is wider than that; as `as_type` when given and different."""
     width = cache_width(max_width) if needs_downscale(page.width, max_width) and max_width else None
+    if width is not None and width >= page.width:  # asked below the narrowest step, which the page is not wider than
+        width = None
     wanted = as_type or (scaled_type(page.content_type) if width else page.content_type)
     if width is None and wanted == page.content_type:
         return stream_stored(request, page.image.name, page.content_type, page.sha256)

@@ -24,7 +24,7 @@ from reader import library as listings
 from reader import shelves
 from reader.chapter_list import chapter_counts, chapter_page, page_of
 from reader.http import BadParameter, bad_request, get_or_head, page_param
-from reader.images import parse_width
+from reader.images import COPY_WIDTHS, parse_width
 from reader.library_query import SORTS, parse_library_query
 from reader.naming import chapter_label, chapter_title
 from reader.page_images import page_response
@@ -243,6 +243,8 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
         "nextPages": [_page_urls(p) for p in next_pages],
         "mangaUrl": reverse("reader:manga", args=[chapter.manga_id]),
         "pages": [_page_urls(p) for p in pages],
+        # The widths scaled copies are made at: the reader asks for one of them, the server keeps one copy each.
+        "copyWidths": list(COPY_WIDTHS),
     }
     context = {"chapter": chapter, "title": title, "data": data}
     return render(request, "reader/chapter.html", context)

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from catalog.api import seek
+from catalog.inputs import BadInteger, parse_bounded_int
 from catalog.paginators import MAX_PAGE, CappedCountPaginator, PageRowsPaginator
 
 
@@ -27,12 +28,17 @@ class Pagination(PageNumberPagination):
         if raw is None:
             return self.page_size
         try:
-            size = int(raw)
-        except ValueError:
-            size = 0
-        if not 1 <= size <= self.max_page_size:
-            raise ValidationError({self.page_size_query_param: f"Must be an integer from 1 to {self.max_page_size}."})
-        return size
+            return parse_bounded_int(raw, low=1, high=self.max_page_size)
+        except BadInteger as exc:
+            message = f"Must be an integer from 1 to {self.max_page_size}."
+            raise ValidationError({self.page_size_query_param: message}) from exc
+
+    def get_page_number(self, request: Any, paginator: Any) -> int | str:
+        """`?page=`: ASCII digits up to MAX_PAGE (or "last"); Django's own check would take "٣" and "1_0"."""
+        raw = request.query_params.get(self.page_query_param) or "1"
+        if raw in self.last_page_strings:
+            return raw
+        return _page_number(raw)
 
 
 class SearchPagination(Pagination):
@@ -155,9 +161,6 @@ class SeekPagination(Pagination):
 
 def _page_number(raw: str) -> int:
     try:
-        number = int(raw)
-    except ValueError:
-        number = 0
-    if not 1 <= number <= MAX_PAGE:
-        raise NotFound("Invalid page.")
-    return number
+        return parse_bounded_int(raw, low=1, high=MAX_PAGE)
+    except BadInteger as exc:
+        raise NotFound("Invalid page.") from exc

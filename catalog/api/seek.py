@@ -26,6 +26,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db.models import Model, Q, QuerySet
 
+from catalog import inputs
+
 Key = tuple[str, bool]  # (field name, descending)
 
 # A page by number walks and drops every row before it: past this many rows it is refused (go by cursor).
@@ -63,7 +65,7 @@ def encode(row: Model, keys: Sequence[Key]) -> str:
 def decode(token: str, model: type[Model], keys: Sequence[Key]) -> list[Any]:
     """The sort keys `encode` wrote, as the fields' Python values; BadCursor for anything else."""
     try:
-        raw = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        raw = inputs.loads_bounded(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         if not isinstance(raw, list) or len(raw) != len(keys) or any(v is None for v in raw):
             raise ValueError(raw)
         return [model._meta.get_field(name).to_python(value) for (name, _), value in zip(keys, raw, strict=True)]

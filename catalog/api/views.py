@@ -25,7 +25,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.generics import get_object_or_404
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -33,6 +32,7 @@ from rest_framework.views import APIView
 from accounts.drf import API_AUTHENTICATION, CanReadLibrary
 from catalog.api import extensions
 from catalog.api import serializers as s
+from catalog.api.inputs import BoundedJSONParser
 from catalog.api.pagination import Pagination, SearchPagination
 from catalog.bookmarks import create_bookmark
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
@@ -48,7 +48,7 @@ IMAGE_CACHE_CONTROL = "public, max-age=86400"
 class LibraryAccess:
     authentication_classes = API_AUTHENTICATION
     permission_classes = (CanReadLibrary,)
-    parser_classes = (JSONParser,)
+    parser_classes = (BoundedJSONParser,)
 
 
 class MangaListQuery(serializers.Serializer):
@@ -182,7 +182,7 @@ class PageImageView(LibraryAccess, APIView):
 class BookmarkViewSet(viewsets.ModelViewSet):
     authentication_classes = API_AUTHENTICATION
     permission_classes = (IsAuthenticated,)
-    parser_classes = (JSONParser,)
+    parser_classes = (BoundedJSONParser,)
     serializer_class = s.BookmarkSerializer
     pagination_class = Pagination
     queryset = Bookmark.objects.none()  # for the schema; requests see only their own rows

@@ -1,8 +1,8 @@
 """Base classes of the admin crawler API: staff read, operators control; token or session authentication."""
 
-from rest_framework.parsers import JSONParser
 from rest_framework.views import APIView
 
+from catalog.api.inputs import BoundedJSONParser
 from crawler.api.permissions import API_AUTHENTICATION, CanOperateCrawler, IsCrawlerStaff
 
 
@@ -15,7 +15,7 @@ class StaffOnly:
 
     authentication_classes = API_AUTHENTICATION
     permission_classes: tuple[type, ...] = (IsCrawlerStaff,)
-    parser_classes = (JSONParser,)
+    parser_classes = (BoundedJSONParser,)
 
 
 class AdminAPIView(StaffOnly, APIView):

@@ -13,6 +13,7 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from catalog.api.inputs import AsciiIntegerField
 from catalog.api.seek import MAX_OFFSET_ROWS
 from catalog.disk import parse_floor
 from catalog.models import Chapter, Manga, Source
@@ -115,7 +116,7 @@ def _cursor(rows: str, direction: str, link: str) -> serializers.CharField:
 
 class BacklogQuery(JobListQuery):
     # Bounded so the OFFSET it becomes fits the database's bigint (a bigger page is a 400, not a 500).
-    page = serializers.IntegerField(
+    page = AsciiIntegerField(
         required=False,
         min_value=1,
         max_value=MAX_PAGE,
@@ -124,7 +125,7 @@ class BacklogQuery(JobListQuery):
         f"cursor is paged by number, up to its first {MAX_OFFSET_ROWS:,} rows (a 400 naming the cursor to "
         "follow past them).",
     )
-    page_size = serializers.IntegerField(required=False, min_value=1, max_value=100, default=50)
+    page_size = AsciiIntegerField(required=False, min_value=1, max_value=100, default=50)
     after = _cursor("Active jobs", "after", "next_after")
     before = _cursor("Active jobs", "before", "previous_before")
     covers_after = _cursor("Missing covers", "after", "next_after")

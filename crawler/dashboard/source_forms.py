@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 
+from catalog import inputs
 from crawler.sources.presets import PRESETS
 
 NO_PRESET = ""
@@ -16,6 +17,10 @@ def parse_settings(text: str) -> dict[str, Any]:
     """A settings JSON object typed by the operator; ValidationError naming the problem otherwise."""
     if not text.strip():
         return {}
+    try:
+        inputs.check_json_size(text.encode("utf-8", "surrogatepass"))
+    except inputs.BadJson as exc:  # checked before parsing: json.loads recurses once per level
+        raise forms.ValidationError(str(exc)) from exc
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -29,6 +29,19 @@ def test_a_nul_in_an_opds_query_is_a_400(client, alice, path):
     assert "NUL" in response.content.decode()
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"HTTP_USER_AGENT": "KOReader\x00"},  # the lockout stores a failed sign-in's user agent
+        {"HTTP_X_AUTH_USER": "alice\x00", "HTTP_X_AUTH_KEY": "0" * 32},
+    ],
+)
+def test_a_nul_in_a_header_is_a_400_before_any_view(client, headers):
+    response = client.get("/kosync/users/auth", **headers)
+    assert response.status_code == 400
+    assert "NUL" in response.content.decode()
+
+
 def test_a_nul_in_the_web_readers_search_is_a_400(client, alice):
     client.force_login(alice)
     assert client.get("/?q=%00").status_code == 400
@@ -66,3 +79,17 @@ def test_a_huge_width_or_tag_id_is_a_4xx(client, alice, chapter):
     page = chapter.pages.first()
     assert client.get(f"/read/pages/{page.id}/image/?w={HUGE}").status_code == 400
     assert client.get(f"/opds/tags/{HUGE}/").status_code == 404
+
+
+def test_an_oversized_json_body_is_a_413_naming_the_limit(alice_client, settings, chapter):
+    settings.REQUEST_JSON_MAX_BYTES = 100
+    response = alice_client.put(f"/api/v1/progress/{chapter.id}/", {"last_page": 1, "pad": "x" * 200}, format="json")
+    assert response.status_code == 413
+    assert "larger than 100 bytes" in response.json()["detail"]
+
+
+def test_a_deeply_nested_json_body_is_a_400_naming_the_depth(alice_client, chapter):
+    body = b'{"last_page": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"
+    response = alice_client.put(f"/api/v1/progress/{chapter.id}/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert "deeper than 32 levels" in response.json()["detail"]

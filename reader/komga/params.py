@@ -12,9 +12,12 @@ from decimal import Decimal, InvalidOperation
 
 from django.http import QueryDict
 
-from catalog.models import Manga
+from catalog.inputs import BadInteger, parse_bounded_int
+from catalog.models import Chapter, Manga
 
 DEFAULT_PAGE_SIZE = 20
+_NUMBER = Chapter._meta.get_field("number")
+MAX_CHAPTER_NUMBER = Decimal(10) ** (_NUMBER.max_digits - _NUMBER.decimal_places)  # type: ignore[attr-defined]
 MAX_PAGE_SIZE = 500
 
 # Komga's series statuses and ours. Komga has no "unknown": such a series reads as ONGOING, Komga's default.
@@ -64,12 +67,9 @@ def integer(query: QueryDict, name: str, default: int, low: int, high: int) -> i
     if raw is None or raw == "":
         return default
     try:
-        number = int(raw)
-    except ValueError:
-        number = low - 1
-    if not low <= number <= high:
-        raise BadParam(name, f"must be an integer from {low} to {high}")
-    return number
+        return parse_bounded_int(raw, low=low, high=high)
+    except BadInteger as exc:
+        raise BadParam(name, f"must be an integer from {low} to {high}") from exc
 
 
 @dataclass(frozen=True)
@@ -182,6 +182,10 @@ def number_sort(raw: object) -> Decimal:
         number = Decimal(str(raw))
     except InvalidOperation as exc:
         raise BadParam("lastBookNumberSortRead", "must be a number") from exc
-    if not number.is_finite():
-        raise BadParam("lastBookNumberSortRead", "must be a number")
+    # Past the chapter number's column (10 digits, 2 of them decimals) the database cannot compare it:
+    # a 500 on PostgreSQL for "1e999999" sent as a string.
+    if not number.is_finite() or abs(number) >= MAX_CHAPTER_NUMBER:
+        raise BadParam(
+            "lastBookNumberSortRead", f"must be a number between -{MAX_CHAPTER_NUMBER} and {MAX_CHAPTER_NUMBER}"
+        )
     return number

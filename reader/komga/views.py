@@ -22,7 +22,6 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -30,6 +29,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.drf import READER_APP_AUTHENTICATION, CanReadLibrary
+from catalog.api.inputs import BoundedJSONParser
 from catalog.models import Chapter, Manga, Page, Source, Tag
 from reader.komga import dto, params, queries
 from reader.komga.params import BadParam
@@ -53,7 +53,7 @@ class KomgaView(APIView):
     authentication_classes = READER_APP_AUTHENTICATION
     permission_classes = (CanReadLibrary,)
     renderer_classes = (JSONRenderer,)
-    parser_classes = (JSONParser,)
+    parser_classes = (BoundedJSONParser,)
     content_negotiation_class = JsonAlways
     schema = None
 

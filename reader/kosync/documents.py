@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from catalog.models import Chapter
@@ -29,6 +30,14 @@ def recording_binary_digest(chunks: Iterable[bytes], chapter: Chapter) -> Iterat
         digest.update(chunk)
         yield chunk
     remember(digest.hexdigest(), chapter, DocumentDigest.Method.BINARY)
+
+
+_MD5_HEX = re.compile(r"[0-9a-fA-F]{32}")
+
+
+def is_md5_hex(value: str) -> bool:
+    """True for what KOReader sends as a document id (either digest method) and as its key: an MD5 in hex."""
+    return bool(_MD5_HEX.fullmatch(value))
 
 
 def chapter_for(digest: str) -> Chapter | None:

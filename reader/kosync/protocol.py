@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from catalog.inputs import BadInteger, parse_bounded_int
 
 # What KOReader shows as the device that last wrote a position it did not write itself.
 SERVER_DEVICE = "Mangalord"
@@ -33,8 +36,13 @@ def page_from_report(progress: Any, percentage: Any, pages: int) -> int | None:
         return None
     if isinstance(progress, bool):
         return None
-    if isinstance(progress, str) and progress.strip().isdigit():
-        progress = int(progress.strip())
+    if not math.isfinite(percentage):
+        return None
+    if isinstance(progress, str):
+        try:  # ASCII digits only: "²".isdigit() is true and int("²") raises
+            progress = parse_bounded_int(progress.strip(), low=1, high=max(pages, 1))
+        except BadInteger:
+            return None
     if not isinstance(progress, int) or not 1 <= progress <= pages:
         return None
     return progress

@@ -12,7 +12,6 @@ a locked account or address is refused with 429 and `Retry-After`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -23,8 +22,10 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from rest_framework.throttling import SimpleRateThrottle
 
-from accounts import api_keys, credentials, policy
+from accounts import api_keys, credentials, policy, usernames
+from catalog import inputs
 from reader.kosync import documents
 from reader.kosync.protocol import (
     KosyncError,
@@ -44,6 +45,7 @@ NO_DOCUMENT = KosyncError(403, 2004, "Field 'document' not provided.")
 REGISTRATION_DISABLED = KosyncError(
     402, 2005, "User registration is disabled: ask the operator for an account and use an API key as the password."
 )
+TOO_MANY_REGISTRATIONS = KosyncError(429, 2005, "Too many registrations from this address: try again later.")
 UNKNOWN_DOCUMENT = KosyncError(
     404, 2008, "Unknown document: download this chapter's CBZ from this server (OPDS or the web reader) and sync that."
 )
@@ -58,13 +60,22 @@ def _error(error: KosyncError) -> HttpResponse:
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:
-    try:
-        body = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError) as exc:
+    try:  # size and nesting are checked before parsing (catalog.inputs): json.loads recurses once per level
+        body = inputs.loads_bounded(request.body or b"{}")
+    except inputs.BadJson as exc:
         raise INVALID from exc
     if not isinstance(body, dict):
         raise INVALID
     return body
+
+
+class RegistrationThrottle(SimpleRateThrottle):
+    """Registrations per client address (KOSYNC_REGISTRATION_THROTTLE), counted in the cache like the API's throttles."""
+
+    scope = "kosync_register"
+
+    def get_cache_key(self, request: Any, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
 def sync_user(request: HttpRequest) -> Any:
@@ -101,13 +112,23 @@ def kosync_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
 @kosync_view
 @require_POST
 def create_user(request: HttpRequest) -> HttpResponse:
+    """KOReader's "Register" (off unless KOSYNC_ALLOW_REGISTRATION; README "KOReader sync" says why).
+
+    Throttled per address; the name must be one Django's admin would accept
+    and the key what KOReader sends (an MD5 in hex). A name already taken is
+    said so, as KOReader expects: registering then signing in would tell that
+    anyway, which is why the door is off by default. The key never decides
+    the answer (`accounts.api_keys.mint_for_kosync`).
+    """
     if not settings.KOSYNC_ALLOW_REGISTRATION:
         raise REGISTRATION_DISABLED
+    if not RegistrationThrottle().allow_request(request, None):
+        raise TOO_MANY_REGISTRATIONS
     body = _body(request)
     username, auth_key = body.get("username"), body.get("password")
-    if not isinstance(username, str) or not username or ":" in username:
+    if not isinstance(username, str) or usernames.new_name_problem(username):
         raise INVALID
-    if not isinstance(auth_key, str) or not auth_key:
+    if not isinstance(auth_key, str) or not documents.is_md5_hex(auth_key):
         raise INVALID
     users = get_user_model()
     try:
@@ -134,6 +155,8 @@ def update_progress(request: HttpRequest) -> HttpResponse:
     document = body.get("document")
     if not isinstance(document, str) or not document:
         raise NO_DOCUMENT
+    if not documents.is_md5_hex(document):
+        raise INVALID
     chapter = documents.chapter_for(document)
     if chapter is None:
         raise UNKNOWN_DOCUMENT
@@ -149,6 +172,8 @@ def update_progress(request: HttpRequest) -> HttpResponse:
 @require_GET
 def get_progress(request: HttpRequest, document: str) -> HttpResponse:
     user = sync_user(request)
+    if not documents.is_md5_hex(document):
+        raise INVALID
     chapter = documents.chapter_for(document)
     if chapter is None:
         return _json(200, {})

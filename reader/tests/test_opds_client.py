@@ -51,12 +51,12 @@ def test_feedparser_walks_root_manga_feed_and_pse_then_fetches_a_page_with_basic
     acquisition = next(link for link in entry.links if link.rel == "http://opds-spec.org/acquisition")
     assert acquisition.type == "application/vnd.comicbook+zip"
 
-    page_url = stream.href.replace("{pageNumber}", "1").replace("{maxWidth}", "450")
+    page_url = stream.href.replace("{pageNumber}", "1").replace("{maxWidth}", "540")  # one of the copy widths
     with httpx.Client(auth=("alice", PASSWORD), timeout=30) as http:
         assert http.get(page_url, auth=None).status_code == 401
         image = http.get(page_url)
         assert image.status_code == 200
-        assert Image.open(io.BytesIO(image.content)).size == (450, 600)
+        assert Image.open(io.BytesIO(image.content)).size == (540, 720)
         cbz = http.get(acquisition.href)
         assert cbz.status_code == 200 and cbz.content[:2] == b"PK"
     assert ReadProgress.objects.get(user=alice, chapter=ch).last_page == 2

@@ -43,11 +43,13 @@
   let atEnd = false;
   const images = [];
 
-  // Ask for the width the screen shows (device pixels, rounded up to 200 so
-  // caches see few sizes); a page already narrower comes as stored.
+  // Ask for the width the screen shows (device pixels), rounded up to one of
+  // the widths the server keeps copies at; a page already narrower comes as stored.
+  const copyWidths = data.copyWidths || [4000];
   function sourceFor(page) {
     if (fit() === "original") return page.full; // the page as stored, pixel for pixel
-    const target = Math.min(4000, Math.ceil((window.innerWidth || 800) * (window.devicePixelRatio || 1) / 200) * 200);
+    const screen = Math.ceil((window.innerWidth || 800) * (window.devicePixelRatio || 1));
+    const target = copyWidths.find((w) => w >= screen) || copyWidths[copyWidths.length - 1];
     return page.width && page.width <= target ? page.full : page.scaled + "?w=" + target;
   }
 
