@@ -96,8 +96,8 @@ class MangaSourceAdmin(admin.ModelAdmin):
 
 @admin.register(Chapter)
 class ChapterAdmin(BigTableAdmin):
-    list_display = ("manga", "number", "title", "sync_state", "page_count", "dropped_at")
-    list_filter = ("sync_state", "source")
+    list_display = ("manga", "kind", "volume", "number", "title", "sync_state", "page_count", "dropped_at")
+    list_filter = ("kind", "sync_state", "source")
     search_fields = ("manga__title", "title", "source_chapter_key")
     raw_id_fields = ("manga",)
 

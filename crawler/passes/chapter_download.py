@@ -208,6 +208,8 @@ def _as_source_chapter(chapter: Chapter) -> SourceChapter:
         title=chapter.title,
         url=chapter.url,
         published_at=chapter.published_at,
+        kind=chapter.kind,
+        volume=chapter.volume,
     )
 
 
