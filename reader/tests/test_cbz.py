@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import zipfile
-from decimal import Decimal
 from urllib.parse import unquote
 
 import pytest

@@ -1,0 +1,49 @@
+"""catalog.chapter_order: the database's reading order, its Python sort key and its "before" filter agree."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from catalog import chapter_numbers
+from catalog.chapter_order import READING_ORDER, before, reading_key
+from catalog.models import Chapter, Manga, Source
+
+pytestmark = pytest.mark.django_db
+
+# (kind, volume, number) in the order a reader must show them, created shuffled below.
+EXPECTED = [
+    ("chapter", 1, "1"),
+    ("chapter", 1, "2"),
+    ("chapter", 2, "1"),  # a volume that restarts its numbering follows the volume before it
+    ("chapter", 2, "1.5"),
+    ("chapter", None, "3"),  # not yet collected in a volume: after the volumes
+    ("chapter", None, "3"),  # the same number twice: arrival breaks the tie
+    ("chapter", None, "10"),
+    ("extra", 1, "1"),
+    ("extra", None, "0.01"),
+    ("extra", None, "1"),  # shares its number with chapter 1: still after every main chapter
+    ("extra", None, "2.01"),
+]
+
+
+def test_the_kinds_sort_main_chapters_first_by_their_stored_values():
+    assert chapter_numbers.CHAPTER < chapter_numbers.EXTRA  # READING_ORDER sorts the kind by its value
+
+
+def test_database_order_python_key_and_before_filter_agree():
+    source = Source.objects.create(id="s", name="S", base_url="https://example.com")
+    manga = Manga.objects.create(title="Harbour")
+    for index in (6, 9, 0, 4, 10, 2, 5, 7, 1, 8, 3):
+        kind, volume, number = EXPECTED[index]
+        Chapter.objects.create(
+            manga=manga, source=source, source_chapter_key=str(index), kind=kind, volume=volume, number=Decimal(number)
+        )
+    # The two chapter 3s arrived as 4 then 5: their keys give the order arrival gives.
+    rows = list(Chapter.objects.filter(manga=manga).order_by(*READING_ORDER))
+    assert [(c.kind, c.volume, c.number) for c in rows] == [(k, v, Decimal(n)) for k, v, n in EXPECTED]
+    assert [c.source_chapter_key for c in rows[4:6]] == ["4", "5"]
+    assert sorted(rows, key=reading_key) == rows
+    for index, chapter in enumerate(rows):
+        assert Chapter.objects.filter(manga=manga).filter(before(chapter)).count() == index, chapter
