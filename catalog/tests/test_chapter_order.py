@@ -47,3 +47,17 @@ def test_database_order_python_key_and_before_filter_agree():
     assert sorted(rows, key=reading_key) == rows
     for index, chapter in enumerate(rows):
         assert Chapter.objects.filter(manga=manga).filter(before(chapter)).count() == index, chapter
+
+
+def test_the_admin_shows_chapters_as_readers_do_and_filters_by_kind(client, staff):
+    source = Source.objects.create(id="s", name="S", base_url="https://example.com")
+    manga = Manga.objects.create(title="Harbour")
+    Chapter.objects.create(manga=manga, source=source, source_chapter_key="c1", number=Decimal(1), title="Start")
+    Chapter.objects.create(
+        manga=manga, source=source, source_chapter_key="ss1", number=Decimal(1), kind="extra", title="Side Story 1"
+    )
+    client.force_login(staff)
+    page = client.get("/admin/catalog/chapter/").content.decode()
+    assert "Chapter 1: Start" in page and "Side Story 1" in page and "Chapter 1: Side Story 1" not in page
+    extras = client.get("/admin/catalog/chapter/?kind__exact=extra").content.decode()
+    assert "Side Story 1" in extras and "Chapter 1: Start" not in extras
