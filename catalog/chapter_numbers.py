@@ -97,6 +97,12 @@ _EXTRA = re.compile(
     re.IGNORECASE,
 )
 _ANY_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+# A main-chapter label with its number anywhere in a text: "Special Forces Chapter 12", "Part 2 Ch. 5".
+_LABEL_INSIDE = re.compile(
+    rf"(?<![^\W\d_])(?:{_CHAPTER_WORDS})\.?\s*#?\s*{_NUMBER}(?![A-Za-z\d])"
+    rf"|\u7b2c\s*{_NUMBER.replace('<n>', '<m>')}\s*[\u8a71\u8bdd\u7ae0\u56de\u96c6]",
+    re.IGNORECASE,
+)
 _TRIM = " -\u2013\u2014:|.,~"
 
 
@@ -125,7 +131,9 @@ def classify(text: str) -> ChapterName:
     if prefix is not None and prefix.end() < len(text):
         volume, rest = int(prefix.group("a") or prefix.group("b") or prefix.group("c")), text[prefix.end() :]
     extra = _EXTRA.match(rest)
-    if extra is not None:
+    # An unnumbered "extra" whose text goes on to a main-chapter label is a title that starts with the word
+    # ("Special Forces Chapter 12", "Extra Life Ch. 3"): the site numbered it among the main chapters.
+    if extra is not None and (extra.group("n") or not _LABEL_INSIDE.search(rest, extra.end("label"))):
         label, name = extra.group("label").strip(_TRIM), rest[extra.end() :].strip(_TRIM)
         # "Special 100k Celebration" is one name; "Side Story 19 The Beach" is a label and a name.
         joint = ": " if extra.group("sep") or extra.group("n") else " "
@@ -135,6 +143,9 @@ def classify(text: str) -> ChapterName:
         number = _decimal(labelled.group("a") or labelled.group("b") or labelled.group("c"))
         if number is not None:
             return ChapterName(CHAPTER, volume, number, rest[labelled.end() :].strip(_TRIM))
+    inside = _LABEL_INSIDE.search(rest)
+    if inside is not None and (number := _decimal(inside.group("n") or inside.group("m"))) is not None:
+        return ChapterName(CHAPTER, volume, number, own_title(rest, number))
     found = _ANY_NUMBER.search(rest)
     if found is not None and (number := _decimal(found.group())) is not None:
         return ChapterName(CHAPTER, volume, number, own_title(rest, number))

@@ -41,6 +41,28 @@ CLASSIFIED = {
     ),
     "a fraction named special stays main": ("Ch. 50.5 (Special)", CHAPTER, None, D("50.5"), "(Special)"),
     "a word starting with extra is no extra": ("Extraordinary Day 3", CHAPTER, None, D("3"), "Extraordinary Day 3"),
+    "a title starting with an extra's word": (
+        "Special Forces Chapter 12",
+        CHAPTER,
+        None,
+        D("12"),
+        "Special Forces Chapter 12",
+    ),
+    "another one, short label": ("Extra Life Ch. 3", CHAPTER, None, D("3"), "Extra Life Ch. 3"),
+    "the label's number, not the first": (
+        "Solo Leveling 2 Chapter 12",
+        CHAPTER,
+        None,
+        D("12"),
+        "Solo Leveling 2 Chapter 12",
+    ),
+    "a numbered extra keeps its number past a later label": (
+        "Side Story 3 - Chapter 2",
+        EXTRA,
+        None,
+        D("3"),
+        "Side Story 3: Chapter 2",
+    ),
     # volumes and seasons
     "volume then chapter": ("Vol. 3 Chapter 12", CHAPTER, 3, D("12"), ""),
     "volume restart, glued": ("Vol.2 Ch.1 - Home", CHAPTER, 2, D("1"), "Home"),
