@@ -167,7 +167,7 @@ class Book:
     extra_position: int = 0  # 1-based place among the series' extras (0 for a main chapter)
 
 
-# Most extras a series numbers apart in EXTRA_SORT's range; the rest share its top value.
+# Extras of one series told apart by number_sort (steps of 1/10,000 above -1); any more share the last step.
 EXTRAS_SORTED = 9_999
 
 

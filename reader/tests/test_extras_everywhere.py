@@ -14,12 +14,14 @@ import io
 import json
 import re
 import zipfile
+from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
 from lxml import etree
 
 from catalog.models import Chapter
+from reader.komga.queries import number_sort
 from reader.models import ReadProgress
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, assert_valid_opds, basic
@@ -171,6 +173,29 @@ def test_komga_books_give_extras_their_own_numbers_in_mihons_unrecognised_range(
     for book in books:  # one book answers what the listing said
         alone = _komga(client, f"/api/v1/books/{book['id']}", "/api/v1/books/{bookId}")
         assert (alone["number"], alone["metadata"]["numberSort"]) == (book["number"], book["metadata"]["numberSort"])
+
+
+def _mihon_keeps(number_sort: float) -> bool:
+    """Mihon's ChapterRecognition: a source's number is kept when it is -2 or above -1, else read from the name."""
+    return number_sort == -2.0 or number_sort > -1.0
+
+
+NUMBER_SORTS = {
+    "main chapter": (Chapter.Kind.CHAPTER, "19", 0, 19.0),
+    "fractional main chapter": (Chapter.Kind.CHAPTER, "19.5", 0, 19.5),
+    "first extra": (Chapter.Kind.EXTRA, "19", 1, -0.9999),
+    "second extra": (Chapter.Kind.EXTRA, "1", 2, -0.9998),
+    "last extra told apart": (Chapter.Kind.EXTRA, "3", 9_999, -0.0001),
+    "extras past that share the last step": (Chapter.Kind.EXTRA, "4", 12_000, -0.0001),
+}
+
+
+@pytest.mark.parametrize(("kind", "number", "position", "expected"), NUMBER_SORTS.values(), ids=NUMBER_SORTS.keys())
+def test_number_sort_keeps_extras_where_mihon_neither_renumbers_nor_tracks_them(kind, number, position, expected):
+    value = number_sort(Chapter(kind=kind, number=Decimal(number)), position)
+    assert value == pytest.approx(expected)
+    assert _mihon_keeps(value)
+    assert (value >= 0) is (kind == Chapter.Kind.CHAPTER)  # Mihon's "recognised number": tracked, marked
 
 
 def test_reading_a_side_story_through_mihons_komga_paths_never_marks_the_chapter_of_its_number(client, alice, harbour):
