@@ -21,6 +21,7 @@ _LABEL_WORDS = (
     "chapter", "chap", "ch", "episode", "ep", "ch\u01b0\u01a1ng", "t\u1eadp",  # en, vi
     "cap\u00edtulo", "capitulo", "cap", "chapitre", "kapitel", "capitolo",  # es/pt, fr, de, it
     "b\u00f6l\u00fcm", "bab", "\u0433\u043b\u0430\u0432\u0430", "\u0444\u0435\u0439\u0441",  # tr, id, ru
+    "\u0e15\u0e2d\u0e19\u0e17\u0e35\u0e48", "\u0e15\u0e2d\u0e19",  # th: ตอนที่, ตอน
 )  # fmt: skip
 _SEPARATORS = r"\s*(?:[-\u2013\u2014:|.,~\u30fb\uff1a]+\s*)?"
 _NUMBER = r"#?\s*(?P<{}>\d+(?:[.,]\d+)?)"

@@ -75,13 +75,21 @@ def source_add(request: HttpRequest) -> HttpResponse:
         return _render(
             request, "crawler/source_add.html", "Add a site", url_form=url_form, error=f"cannot read {url}: {exc}"
         )
+    # What the probe found beyond the preset is the extra settings' starting point: the operator corrects it there.
+    extra = json.dumps(probe.settings, ensure_ascii=False) if probe.settings else ""
     details = SiteDetailsForm(
-        initial={"url": url, "base_url": probe.base_url, "name": probe.title, "preset": probe.detection.preset or ""}
+        initial={
+            "url": url,
+            "base_url": probe.base_url,
+            "name": probe.title,
+            "preset": probe.detection.preset or "",
+            "extra": extra,
+        }
     )
-    context = {"url_form": url_form, "details": details, "detection": probe.detection}
+    context = {"url_form": url_form, "details": details, "detection": probe.detection, "findings": probe.findings}
     context["detection_message"] = probe.detection.explain(probe.base_url)
     if probe.detection.preset is not None:
-        context.update(_preview(probe.title, probe.base_url, {"preset": probe.detection.preset}))
+        context.update(_preview(probe.title, probe.base_url, probe.source_settings()))
     return _render(request, "crawler/source_add.html", "Add a site", **context)
 
 

@@ -12,7 +12,11 @@ selector optionally followed by ` ::own` (own text only) or ` @attr` (an
 attribute). Item-relative keys (`chapter_*`) are relative to each `chapter_item`.
 
 List pages
-    list_url              required  URL template ({page}, {page_index} = page - 1), absolute or relative to base_url
+    list_url              required  URL template ({page}, {page_index} = page - 1, {manga_path}); absolute, or a
+                                    path under base_url ("/manga/..." keeps base_url's own path: a site
+                                    installed under /x/ lists at /x/manga/...)
+    manga_path            optional  the site's manga directory, default "manga" ("series", "comic", "webtoon",
+                                    ...): the presets' list_url reads it; add_source detects it
     list_method           optional  GET (default) or POST
     list_body             optional  POST form fields {name: template with {page}/{page_index}}
     list_anchor           required  list anchors (selector); their href becomes the manga URL
@@ -21,7 +25,8 @@ List pages
     manga_key_pattern     optional  regex with one group, searched in the manga URL's path (default: last segment)
 Manga detail
     title                 required  spec
-    alt_titles, description, authors, status, tags   optional specs
+    alt_titles, description, authors, status, tags   optional specs (status: the first value that names a
+                                    status in date_language or English: "En curso", "Berjalan", "Completed")
     alt_titles_separator  optional  regex splitting each alt_titles value ("," or ";" lists)
     cover                 optional  selector of the cover <img> (read with image_attrs)
 Chapter list
@@ -29,8 +34,10 @@ Chapter list
     chapter_link          optional  selector of its link, default "a"
     chapter_title         optional  spec for the chapter title, default the link's text
     chapter_date          optional  spec, or a list of specs tried in order (ISO, formats, relative phrases)
-    chapter_date_formats  optional  list of strptime formats, e.g. ["%B %d, %Y"]
-    date_language         optional  language of relative dates ("2 days ago"), default "en"
+    chapter_date_formats  optional  list of strptime formats, e.g. ["%B %d, %Y"] or ["%d/%m/%Y"] (numeric dates
+                                    are ambiguous: add_source detects the order from samples when it can)
+    date_language         optional  the site's language (its <html lang>, which add_source reads), default "en":
+                                    month names, relative dates ("hace 2 días") and status words
     chapter_key_pattern   optional  regex with one group, searched in the chapter URL's path (default: the whole path)
     chapter_number_pattern optional regex with one group, searched in the chapter title
     chapter_url_suffix    optional  appended to each chapter URL unless present (Madara's "?style=list")
@@ -84,7 +91,9 @@ DEFAULT_IMAGE_ATTRS = ("data-src", "data-lazy-src", "srcset", "data-cfsrc", "src
 _COOKIE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 _FORBIDDEN_HEADERS = {"cookie", "host", "content-length"}
-LIST_PLACEHOLDERS = frozenset({"page", "page_index"})
+PAGE_PLACEHOLDERS = frozenset({"page", "page_index"})
+LIST_PLACEHOLDERS = PAGE_PLACEHOLDERS | {"manga_path"}
+_MANGA_PATH = re.compile(r"^[A-Za-z0-9._~%-]+(?:/[A-Za-z0-9._~%-]+)*$")
 CHAPTER_LIST_PLACEHOLDERS = frozenset({"manga_url", "base", "id"})
 
 
@@ -100,6 +109,7 @@ class HtmlSourceConfig:
     list_body: tuple[tuple[str, str], ...] = ()
     list_title: str = "@title"
     list_next: str | None = None
+    manga_path: str = "manga"
     manga_key_pattern: str | None = None
     alt_titles: str | None = None
     alt_titles_separator: str | None = None
@@ -272,6 +282,11 @@ def _validate(source_id: str, name: str, value: Any) -> Any:
         raise bad('must be "chapter", "site", "none" or an absolute URL')
     elif name == "page_script_path" and not all(value.split(".")):
         raise bad("must be a dotted path like sources.0.images")
+    elif name == "manga_path":
+        path = value.strip().strip("/")
+        if not _MANGA_PATH.match(path):
+            raise bad(f"must be the site's manga directory, like 'manga' or 'series' (got {value!r})")
+        return path
     return value
 
 
@@ -330,7 +345,7 @@ def _check_combination(source_id: str, config: HtmlSourceConfig) -> None:
         return SourceConfigError(f"source {source_id!r}: settings key {key!r} {why}")
 
     paged = template_fields(config.list_url) | {f for _, v in config.list_body for f in template_fields(v)}
-    if not paged & LIST_PLACEHOLDERS:
+    if not paged & PAGE_PLACEHOLDERS:
         raise bad("list_url", "must contain the {page} placeholder (or list_body must, with list_method POST)")
     if config.list_body and config.list_method != "POST":
         raise bad("list_body", "needs list_method POST")

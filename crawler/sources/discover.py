@@ -1,24 +1,62 @@
-"""Look at a site before it is added: fetch its home page (and Madara's archive) and name its theme.
+"""Look at a site before it is added: where it is installed, which theme it runs and how it prints things.
 
-The requests go through the crawler's own HTTP client and host guard, bound
-to the typed URL's origin: a redirect to another host (or to an internal
-address the page points at) is refused before it is requested, exactly as
-for a source being crawled. The decision itself is `themes.detect_theme`.
+From the URL an operator pastes, the probe finds:
+- the site's base URL, sub-path included (a WordPress under `/x/` is read off
+  its own asset and API links, so `https://example.com/x/manga/foo/` gives
+  `https://example.com/x`);
+- its theme (`themes.detect_theme`, on the home page and Madara's archive);
+- its manga directory (`manga_path`): the directory the home page's manga
+  links sit in ("comic", "series", ...), else the first of the usual
+  directories whose archive lists mangas;
+- its language, from `<html lang>`, for month names, relative dates and
+  status words;
+- its numeric date order, from the dates a few mangas' chapter lists print,
+  when a sample settles it (`dates.infer_numeric_format`);
+- the other hosts its covers and pages come from (an image CDN), which
+  become `image_hosts`: the crawl refuses any host it was not told of.
+
+Every request goes through the crawler's own HTTP client and host guard,
+bound to the typed URL's origin: a redirect to another host (or to an
+internal address the page points at) is refused before it is requested,
+exactly as for a source being crawled. Only non-default findings become
+settings; each finding is also said in words for the operator, who can
+correct any of them (`add_source --set`, the Sources page's settings box).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from urllib.parse import urlsplit
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from selectolax.parser import HTMLParser
 
 from crawler.errors import CrawlerError
+from crawler.sources import selectors
+from crawler.sources.config import HtmlSourceConfig
+from crawler.sources.dates import infer_numeric_format, known_language
 from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceCookies, SourceHttp
+from crawler.sources.http import FetchedPage, SourceCookies, SourceHttp
+from crawler.sources.parsing import parse_page_images
+from crawler.sources.presets import PRESETS
+from crawler.sources.site_urls import path_under, site_url
 from crawler.sources.themes import ThemeDetection, detect_theme
 
+logger = logging.getLogger(__name__)
+
 # Madara's archive, newest first: where its paging (pages or "load more") shows.
-MADARA_ARCHIVE = "/manga/?m_orderby=latest"
+MADARA_ARCHIVE = "/{manga_path}/?m_orderby=latest"
 PROBE_ID = "new-site"
+DEFAULT_MANGA_PATH = "manga"
+DATE_SAMPLE_MANGAS = 5  # mangas whose chapters the probe reads for a numeric date order (fewer once one settles it)
+# The directories the families' sites list mangas under, most common first (a guess only when the home page
+# links no manga).
+USUAL_MANGA_PATHS = ("manga", "series", "comic", "comics", "webtoon", "webtoons", "manhwa", "komik", "manhua")
+_WORDPRESS_MARKERS = ("/wp-content/", "/wp-includes/", "/wp-json/")
+_PRESETS_WITH_DIRECTORY = frozenset({"madara", "madara-load-more", "mangathemesia"})
 
 
 class SiteUnreadable(CrawlerError):
@@ -27,51 +65,220 @@ class SiteUnreadable(CrawlerError):
 
 @dataclass(frozen=True)
 class SiteProbe:
-    base_url: str  # scheme://host[:port], what the source row stores
+    base_url: str  # scheme://host[:port][/sub/path], what the source row stores
     title: str  # the home page's <title>, a default for the source's name
     detection: ThemeDetection
+    settings: dict[str, Any] = field(default_factory=dict)  # what was found beyond the preset's defaults
+    findings: tuple[str, ...] = ()  # each finding in words, for the operator
+
+    def source_settings(self) -> dict[str, Any]:
+        """The settings a source of this site starts with: the preset, then what the probe found."""
+        return {**({"preset": self.detection.preset} if self.detection.preset else {}), **self.settings}
 
 
-def site_root(url: str) -> str:
-    """`https://Example.com/manga/x/` -> `https://example.com`; raises SiteUnreadable for a non-http(s) URL."""
+def site_address(url: str) -> str:
+    """The typed URL normalised (scheme added, host lower-cased, path kept); SiteUnreadable when it is no site."""
     text = url.strip()
     if "://" not in text:
         text = "https://" + text
-    parts = urlsplit(text)
     try:
+        parts = urlsplit(text)
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError as exc:
-        raise SiteUnreadable(f"{url!r} has a bad port") from exc
+        raise SiteUnreadable(f"{url!r} is not a valid URL ({exc})") from exc
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
         raise SiteUnreadable(f"{url!r} is not an http(s) site address like https://example.com")
-    return f"{parts.scheme}://{parts.netloc.lower()}"
+    path = parts.path if parts.path.endswith("/") else parts.path.rsplit("/", 1)[0] + "/"
+    return f"{parts.scheme}://{parts.netloc.lower()}{path}"
+
+
+def wordpress_base(html: str, page_url: str) -> str | None:
+    """Where a WordPress is installed, read off the page's own asset and API links on its host; None if none."""
+    page = urlsplit(page_url)
+    prefixes: Counter[str] = Counter()
+    for node in HTMLParser(html).css("link[href], script[src], img[src], a[href]"):
+        raw = node.attributes.get("href") or node.attributes.get("src") or ""
+        url = urlsplit(urljoin(page_url, raw.strip()))
+        if url.netloc.lower() != page.netloc.lower():
+            continue
+        for marker in _WORDPRESS_MARKERS:
+            if marker in url.path:
+                prefixes[url.path.split(marker, 1)[0]] += 1
+                break
+    if not prefixes:
+        return None
+    prefix = prefixes.most_common(1)[0][0].rstrip("/")
+    return f"{page.scheme}://{page.netloc.lower()}{prefix}"
+
+
+def manga_path_from_links(html: str, base_url: str, anchor_selector: str) -> tuple[str, int] | None:
+    """The directory the page's manga links (`anchor_selector`) sit in under `base_url`, and how many say so."""
+    found: Counter[str] = Counter()
+    for node in selectors.select(HTMLParser(html), anchor_selector):
+        segments = path_under(base_url, urljoin(base_url + "/", (node.attributes.get("href") or "").strip()))
+        if segments and len(segments) >= 2:
+            found["/".join(segments[:-1])] += 1
+    if not found:
+        return None
+    return found.most_common(1)[0]
+
+
+def site_language(html: str) -> str | None:
+    """The primary language of `<html lang="es-ES">` ("es") when the date parser knows it; None otherwise."""
+    node = HTMLParser(html).css_first("html")
+    raw = (node.attributes.get("lang") or "") if node is not None else ""
+    code = re.split(r"[-_]", raw.strip().lower(), maxsplit=1)[0]
+    return code if code and known_language(code) else None
 
 
 def _title(html: str) -> str:
-    from selectolax.parser import HTMLParser
-
     node = HTMLParser(html).css_first("title")
     text = node.text(strip=True) if node is not None else ""
     return text.split(" - ")[-1].split(" | ")[-1].strip() or text
 
 
-def probe_site(url: str) -> SiteProbe:
-    """Fetch `url`'s home page (and Madara's archive when the home page says Madara) and detect the theme."""
-    base = site_root(url)
-    http = SourceHttp(PROBE_ID, HostGuard(PROBE_ID, base), SourceCookies())
-    try:
+class _Prober:
+    """One probe's requests, through one client bound to the site's origin."""
+
+    def __init__(self, address: str) -> None:
+        self.http = SourceHttp(PROBE_ID, HostGuard(PROBE_ID, address), SourceCookies())
+        self.findings: list[str] = []
+        self.settings: dict[str, Any] = {}
+
+    def page(self, url: str) -> FetchedPage:
         try:
-            home = http.request_page(base + "/")
+            return self.http.request_page(url)
         except CrawlerError as exc:
             raise SiteUnreadable(str(exc).replace(f"source {PROBE_ID!r}: ", "")) from exc
+
+    def optional_page(self, url: str) -> FetchedPage | None:
+        try:
+            answer = self.http.request_page(url, check=False)
+        except CrawlerError:
+            return None
+        return answer if answer.status == 200 else None
+
+    def base_and_home(self, address: str) -> tuple[str, FetchedPage]:
+        """The site's base URL and its home page, starting from the typed address (the host's root if it fails)."""
+        try:
+            first = self.page(address)
+        except SiteUnreadable:
+            parts = urlsplit(address)
+            root = f"{parts.scheme}://{parts.netloc}/"
+            if address == root:
+                raise
+            first = self.page(root)
+        base = wordpress_base(first.html, first.url) or address.rstrip("/")
+        if urlsplit(base).path.rstrip("/"):
+            self.findings.append(f"installed under {urlsplit(base).path.rstrip('/')}/ (its WordPress links say so)")
+        if site_url(base, "/") == first.url.split("?")[0].split("#")[0]:
+            return base, first
+        return base, self.page(site_url(base, "/"))
+
+    def manga_path(self, base: str, home: FetchedPage, preset: str) -> str:
+        found = manga_path_from_links(home.html, base, PRESETS[preset]["list_anchor"])
+        if found is not None:
+            path, count = found
+            self.findings.append(f"manga path /{path}/ (from {count} manga link(s) on the home page)")
+            return path
+        return self._usual_manga_path(base, preset)
+
+    def _usual_manga_path(self, base: str, preset: str) -> str:
+        """The first usual directory whose archive lists mangas (the home page links none)."""
+        for path in USUAL_MANGA_PATHS:
+            config = HtmlSourceConfig.from_settings({"preset": preset, "manga_path": path}, source_id=PROBE_ID)
+            url = site_url(base, config.list_url.format(page=1, page_index=0, manga_path=path))
+            answer = self.optional_page(url)
+            if answer is not None and selectors.has_match(answer.html, config.list_anchor):
+                self.findings.append(f"manga path /{path}/ (its archive lists mangas)")
+                return path
+        self.findings.append(
+            f"manga path not found (no manga links on the home page, no archive under {', '.join(USUAL_MANGA_PATHS)});"
+            f" assuming /{DEFAULT_MANGA_PATH}/: set manga_path if the list is elsewhere"
+        )
+        return DEFAULT_MANGA_PATH
+
+    def sample_chapters(self, base: str, settings: dict[str, Any]) -> None:
+        """Read a few mangas as a crawl would: their numeric date order, and the image hosts their pages use."""
+        from crawler.sources.html import HtmlSource
+
+        config = HtmlSourceConfig.from_settings(settings, source_id=PROBE_ID)
+        source = HtmlSource(PROBE_ID, base, config)
+        images: list[str] = []
+        try:
+            for ref in _first_refs(source, DATE_SAMPLE_MANGAS):
+                detail = source.manga_detail(ref)
+                if not images and detail.chapters:
+                    images = [detail.cover_url, *self._page_images(detail.chapters[0].url, config)]
+                if infer_numeric_format(source.notes.date_samples).format is not None and images:
+                    break
+        except CrawlerError as exc:  # the dry run that follows names the fault
+            logger.info("probe of %s: chapters not sampled: %s", base, exc)
+        finally:
+            source.close()
+        self._image_hosts(base, images)
+        self._numeric_dates(source.notes.date_samples, config.date_language)
+
+    def _page_images(self, chapter_url: str, config: HtmlSourceConfig) -> list[str]:
+        answer = self.optional_page(chapter_url)
+        return parse_page_images(answer.html, answer.url, config) if answer is not None else []
+
+    def _image_hosts(self, base: str, images: list[str]) -> None:
+        """Image CDNs on other hosts (a MangaThemesia site's `cdn.` host): the source may fetch from them."""
+        site = urlsplit(base).netloc.lower()
+        hosts = sorted({urlsplit(url).netloc.lower() for url in images if url} - {site, ""})
+        if hosts:
+            self.settings["image_hosts"] = hosts
+            self.findings.append(f"images served from {', '.join(hosts)} (the first manga's cover and pages)")
+
+    def _numeric_dates(self, samples: list[str], language: str) -> None:
+        verdict = infer_numeric_format(samples)
+        if verdict.format is not None:
+            self.settings["chapter_date_formats"] = [verdict.format]
+            self.findings.append(f"chapter dates {verdict.format} ({verdict.why}, {verdict.samples} sample(s))")
+        elif verdict.numeric:
+            order = "month first" if language == "en" else "day first"
+            self.findings.append(
+                f"chapter dates: {verdict.why}; until then they are read {order}, as {language} sites print them"
+            )
+        elif samples:
+            self.findings.append(f"chapter dates printed like {samples[0]!r}")
+
+
+def _first_refs(source: Any, count: int) -> list[Any]:
+    """The first `count` mangas of the list, from as few list pages as hold them (three at the most)."""
+    refs: list[Any] = []
+    for number in (1, 2, 3):
+        page, more = source.list_page(number)
+        refs += page
+        if len(refs) >= count or not more:
+            break
+    return refs[:count]
+
+
+def probe_site(url: str) -> SiteProbe:
+    """Fetch the site behind `url` and find its base URL, theme, manga path, language and date order."""
+    address = site_address(url)
+    prober = _Prober(address)
+    try:
+        base, home = prober.base_and_home(address)
         detection = detect_theme(home.html)
-        if detection.preset in ("madara", "madara-load-more"):
-            try:
-                archive = http.request_page(base + MADARA_ARCHIVE, check=False)
-            except CrawlerError:  # the home page already said Madara; only the paging flavour stays unknown
-                archive = None
-            if archive is not None and archive.status == 200:
-                detection = detect_theme(home.html, archive.html)
-        return SiteProbe(base, _title(home.html), detection)
+        preset = detection.preset
+        language = site_language(home.html)
+        if language and language != "en":
+            prober.settings["date_language"] = language
+        if language:
+            prober.findings.append(f"language {language} (from <html lang>)")
+        if preset in _PRESETS_WITH_DIRECTORY:
+            path = prober.manga_path(base, home, preset)
+            if path != DEFAULT_MANGA_PATH:
+                prober.settings["manga_path"] = path
+            if preset in ("madara", "madara-load-more"):
+                archive = prober.optional_page(site_url(base, MADARA_ARCHIVE.format(manga_path=path)))
+                if archive is not None:
+                    detection = detect_theme(home.html, archive.html)
+        if detection.preset is not None:
+            prober.sample_chapters(base, {"preset": detection.preset, **prober.settings})
+        return SiteProbe(base, _title(home.html), detection, dict(prober.settings), tuple(prober.findings))
     finally:
-        http.close()
+        prober.http.close()

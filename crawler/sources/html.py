@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from selectolax.parser import HTMLParser
 
@@ -27,6 +27,7 @@ from crawler.sources.config import HtmlSourceConfig, template_fields
 from crawler.sources.gate import RequestGate, Unlimited, check_answer, passing
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import FetchedPage, HttpImageStream, SourceCookies, SourceHttp, raise_for_status
+from crawler.sources.site_urls import site_url
 
 if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager
@@ -73,8 +74,8 @@ class HtmlSource:
         if n < 1:
             raise ValueError("list pages are numbered from 1")
         config = self.config
-        values = {"page": n, "page_index": n - 1}
-        url = urljoin(self.base_url, config.list_url.format(**values))
+        values = {"page": n, "page_index": n - 1, "manga_path": config.manga_path}
+        url = site_url(self.base_url, config.list_url.format(**values))
         body = {name: template.format(**values) for name, template in config.list_body} or None
         try:
             page = self._load(
@@ -200,7 +201,7 @@ class HtmlSource:
             used = template_fields(template) | {f for _, v in body for f in template_fields(v)}
             if "id" in used and not values["id"]:
                 values["id"] = self._chapter_list_id(page)
-            url = urljoin(self.base_url, template.format(**values))
+            url = site_url(self.base_url, template.format(**values))
             self.guard.check(url, what=f"{key} request")
             answer = self._http.request_page(
                 url,

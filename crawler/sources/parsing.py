@@ -25,19 +25,16 @@ from crawler.sources import selectors
 from crawler.sources.base import MangaMetadata, SourceChapter, SourceMangaRef
 from crawler.sources.config import DEFAULT_NUMBER_PATTERN, HtmlSourceConfig
 from crawler.sources.dates import parse_date
+from crawler.sources.statuses import status_of
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_LIST_SELECTOR = "a.manga-link"
-_STATUS_WORDS = {
-    "ongoing": "ongoing", "on going": "ongoing", "publishing": "ongoing", "releasing": "ongoing",
-    "updating": "ongoing",
-    "completed": "completed", "complete": "completed", "finished": "completed", "ended": "completed",
-    "hiatus": "hiatus", "on hold": "hiatus", "paused": "hiatus",
-    "cancelled": "cancelled", "canceled": "cancelled", "dropped": "cancelled", "discontinued": "cancelled",
-}  # fmt: skip
 _TITLE_SPEC = selectors.FieldSpec(selector=None, attr="title")
 _SRCSET_DESCRIPTOR = re.compile(r"^(\d+(?:\.\d+)?)([wx])$")
+
+
+MAX_DATE_SAMPLES = 50
 
 
 @dataclass
@@ -46,6 +43,12 @@ class ParseNotes:
 
     unparsed_dates: int = 0
     unparsed_examples: list[str] = field(default_factory=list)
+    # The first dates as printed, parsed or not: add_source reads a site's numeric date order off them.
+    date_samples: list[str] = field(default_factory=list)
+
+    def date_seen(self, text: str) -> None:
+        if len(self.date_samples) < MAX_DATE_SAMPLES:
+            self.date_samples.append(text)
 
     def date_failed(self, text: str) -> None:
         self.unparsed_dates += 1
@@ -114,17 +117,6 @@ def has_match(html: str, selector: str) -> bool:
     return selectors.has_match(html, selector)
 
 
-def normalise_status(text: str) -> str:
-    """A status word as themes print it ("OnGoing", "Completed") mapped to ours; else unknown."""
-    cleaned = " ".join("".join(ch for ch in text.lower() if ch.isalnum() or ch.isspace()).split())
-    if cleaned in _STATUS_WORDS:
-        return _STATUS_WORDS[cleaned]
-    for word, status in _STATUS_WORDS.items():
-        if re.search(rf"\b{re.escape(word)}\b", cleaned):
-            return status
-    return "unknown"
-
-
 def _values(tree: Node | HTMLParser, config: HtmlSourceConfig, name: str) -> tuple[str, ...]:
     spec = config.spec(name)
     return tuple(dict.fromkeys(spec.values(tree))) if spec else ()
@@ -172,6 +164,8 @@ def _chapter_date(item: Node, config: HtmlSourceConfig, notes: ParseNotes | None
         text = _date_text(item, selectors.parse_spec(raw))
         if not text:
             continue
+        if not tried and notes is not None:
+            notes.date_seen(text)
         tried = tried or text
         parsed = parse_date(text, formats=config.chapter_date_formats, language=config.date_language)
         if parsed is not None:
@@ -271,7 +265,7 @@ def parse_manga_metadata(html: str, base_url: str, config: HtmlSourceConfig) -> 
         alt_titles=parse_alt_titles(_values(tree, config, "alt_titles"), config.alt_titles_separator, title),
         description=" ".join(_values(tree, config, "description")),
         authors=_values(tree, config, "authors"),
-        status=normalise_status(_first(tree, config, "status")),
+        status=status_of(_values(tree, config, "status")),
         tags=_values(tree, config, "tags"),
     )
     return metadata, cover_url or ""

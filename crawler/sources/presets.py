@@ -17,32 +17,61 @@ from crawler.errors import SourceConfigError
 
 _MADARA_IMAGE_ATTRS = ["data-src", "data-lazy-src", "srcset", "data-cfsrc", "src"]
 
+# Headings as the families' sites print them in their languages (en, es, pt, tr, id, fr, it, vi, ar, th, ru, zh,
+# ja): the per-site overrides of the long-maintained multi-source scrapers name these. `:contains` is
+# case-insensitive and matches within words ("Status" also finds "Statüsü").
+STATUS_HEADINGS = (
+    "Status", "Estado", "Situação", "Durum", "Statut", "Stato", "Trạng thái", "الحالة", "حالة العمل", "สถานะ",
+    "Статус", "状态", "連載状況",
+)  # fmt: skip
+AUTHOR_HEADINGS = (
+    "Author", "Autor", "Auteur", "Autore", "Yazar", "Pengarang", "Penulis", "seniman", "Mangaka", "Tác giả",
+    "المؤلف", "ผู้แต่ง", "Автор", "作者",
+)  # fmt: skip
+ALT_HEADINGS = (
+    "Alt", "Otros nombres", "Outros nomes", "Nombres", "Diğer", "Autres noms", "Tên khác", "Nama lain",
+    "أسماء أخرى", "الأسماء الثانوية", "ชื่ออื่น", "Другие названия", "别名",
+)  # fmt: skip
+
+
+def any_heading(template: str, words: tuple[str, ...]) -> str:
+    """`template` (with `%s` for the heading word) once per word, as one selector list."""
+    return ", ".join(template.replace("%s", word) for word in words)
+
+
 MADARA: dict[str, Any] = {
-    # Newest first; WordPress pages archives as /page/N/ (page 1 redirects to the bare archive).
-    "list_url": "/manga/page/{page}/?m_orderby=latest",
+    # Newest first; WordPress pages archives as /page/N/ (page 1 redirects to the bare archive). A quarter of
+    # the sites renamed the manga directory ("comic", "series", "webtoon"): add_source reads it off the site.
+    "list_url": "/{manga_path}/page/{page}/?m_orderby=latest",
     "list_anchor": "div.page-item-detail div.post-title a, .manga__item div.post-title a",
     "list_title": "::own",
     "list_next": "div.nav-previous, nav.navigation-ajax, a.nextpostslink",
     "title": "div.post-title h1, div.post-title h3, #manga-title > h1 ::own",
-    "alt_titles": "div.post-content_item:contains(Alt) div.summary-content ::own",
+    "alt_titles": any_heading("div.post-content_item:contains(%s) div.summary-content", ALT_HEADINGS) + " ::own",
     "alt_titles_separator": r"\s*[,;]\s*",
     "description": (
         "div.description-summary div.summary__content, div.summary_content div.post-content_item > h5 + div, "
         "div.summary_content div.manga-excerpt"
     ),
     "authors": "div.author-content > a, div.manga-authors > a",
-    "status": "div.post-content_item:contains(Status) div.summary-content",
+    # The headed row first; then any row's value that names a status, whatever the heading's language.
+    "status": (
+        any_heading("div.post-content_item:contains(%s) div.summary-content", STATUS_HEADINGS)
+        + ", div.post-status div.summary-content, div.post-content_item div.summary-content"
+    ),
     "tags": "div.genres-content a",
     "cover": "div.summary_image img",
     "chapter_item": "li.wp-manga-chapter",
     "chapter_link": "a",
+    # The link's own text: some sites print the release date inside the link too.
+    "chapter_title": "a ::own",
     # New chapters show a "new" badge whose title/alt holds a relative date; older ones print the date.
     "chapter_date": [
         "span.chapter-release-date a @title",
         "span.chapter-release-date img:not(.thumb) @alt",
         "span.chapter-release-date",
     ],
-    "chapter_date_formats": ["%B %d, %Y"],
+    "chapter_date_formats": ["%B %d, %Y", "%b %d, %Y", "%d %B %Y"],
     "chapter_url_suffix": "?style=list",
     # The theme loads the list by ajax from the holder's data-id (old endpoint); newer versions
     # answer that with 400 and serve {manga_url}/ajax/chapters/ instead.
@@ -79,30 +108,41 @@ MADARA_LOAD_MORE: dict[str, Any] = {
 }
 
 MANGATHEMESIA: dict[str, Any] = {
-    # Sites listing under /series/ override list_url ("/series/?page={page}&order=update").
-    "list_url": "/manga/?page={page}&order=update",
+    # A fifth of the sites list under /series/ (or /comics/, /komik/): add_source reads it off the site.
+    "list_url": "/{manga_path}/?page={page}&order=update",
     "list_anchor": ".utao .uta .imgu a, .listupd .bs .bsx a, .listo .bs .bsx a",
     "list_next": "div.pagination .next, div.hpage .r",
     "title": "h1.entry-title ::own",
-    "alt_titles": ".seriestualt, .alternative, .wd-full:contains(alt) span",
+    "alt_titles": (
+        ".seriestualt, .alternative, .alter, "
+        + any_heading(".wd-full:contains(%s) span, .infotable tr:contains(%s) td:last-child", ALT_HEADINGS)
+    ),
     "alt_titles_separator": r"\s*[,;]\s*",
     "description": ".entry-content[itemprop=description], .desc, #manga-story",
-    "authors": (
-        ".infotable tr:contains(Author) td:last-child, .tsinfo .imptdt:contains(Author) i, "
-        ".fmed b:contains(Author) + span"
+    "authors": any_heading(
+        ".infotable tr:contains(%s) td:last-child, .tsinfo .imptdt:contains(%s) i, .fmed b:contains(%s) + span",
+        AUTHOR_HEADINGS,
     ),
     "status": (
-        ".infotable tr:contains(Status) td:last-child, .tsinfo .imptdt:contains(Status) i, "
-        ".fmed b:contains(Status) + span"
+        any_heading(
+            ".infotable tr:contains(%s) td:last-child, .tsinfo .imptdt:contains(%s) i, .fmed b:contains(%s) + span",
+            STATUS_HEADINGS,
+        )
+        + ", .status-badge-lux, .tsinfo .imptdt i, .infotable td:last-child"
     ),
     "tags": "div.gnr a, .mgen a, .seriestugenre a",
     "cover": ".infomanga > div[itemprop=image] img, .thumb img",
-    "chapter_item": "div.bxcl li, div.cl li, #chapterlist li",
+    # Sites print the list in a div.bxcl/div.cl block, as #chapterlist, or as a bare list of chbox entries.
+    "chapter_item": (
+        "div.bxcl li, div.cl li, #chapterlist li, ul li:has(div.chbox):has(div.eph-num), "
+        "#chapters-list-container .ch-item"
+    ),
     "chapter_link": "a",
-    "chapter_title": ".lch a, .chapternum",
-    "chapter_date": ".chapterdate",
-    "chapter_date_formats": ["%B %d, %Y"],
-    "page_image": "div#readerarea img",
+    "chapter_title": ".lch a, .chapternum, .ch-num",
+    "chapter_date": ".chapterdate, .ch-date",
+    "chapter_date_formats": ["%B %d, %Y", "%b %d, %Y", "%d %B %Y"],
+    # Some sites print a hidden decoy image for aggregators first.
+    "page_image": 'div#readerarea img:not([style*="display: none"]):not([style*="display:none"])',
     # The reader is filled by script: ts_reader.run({..., "sources": [{"images": [...]}]}).
     "page_script": r"ts_reader\.run\((\{)",
     "page_script_path": "sources.0.images",
@@ -110,10 +150,36 @@ MANGATHEMESIA: dict[str, Any] = {
     "image_referer": "chapter",
 }
 
+# ManhwaZ copies Madara's markup without WordPress: the latest list is the home page paged by ?page=N,
+# each detail page carries its whole chapter list (no ajax), dates are relative ("2 days ago").
+MANHWAZ: dict[str, Any] = {
+    "list_url": "/?page={page}",
+    "list_anchor": ".page-item-detail .item-summary a",
+    "list_title": "::own",
+    "list_next": "ul.pager a[rel=next]",
+    "title": "div.post-title h1 ::own",
+    "alt_titles": any_heading("div.summary-heading:contains(%s) + div.summary-content", ALT_HEADINGS),
+    "alt_titles_separator": r"\s*[,;]\s*",
+    "authors": any_heading("div.summary-heading:contains(%s) + div.summary-content", AUTHOR_HEADINGS),
+    "status": (
+        any_heading("div.summary-heading:contains(%s) + div.summary-content", STATUS_HEADINGS) + ", div.summary-content"
+    ),
+    "description": "div.summary__content",
+    "tags": "div.genres-content a",
+    "cover": "div.summary_image img",
+    "chapter_item": "li.wp-manga-chapter",
+    "chapter_link": "a",
+    "chapter_date": "span.chapter-release-date",
+    "page_image": "div.page-break img",
+    "image_attrs": _MADARA_IMAGE_ATTRS,
+    "image_referer": "site",
+}
+
 PRESETS: dict[str, dict[str, Any]] = {
     "madara": MADARA,
     "madara-load-more": MADARA_LOAD_MORE,
     "mangathemesia": MANGATHEMESIA,
+    "manhwaz": MANHWAZ,
 }
 
 

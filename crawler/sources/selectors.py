@@ -129,9 +129,23 @@ def has_match(html: str, selector: str) -> bool:
 
 
 def _css(tree: Tree | None, selector: str) -> list[Node]:
+    """Matches in document order, each once.
+
+    Lexbor answers a selector list group by group, and a node two groups
+    match twice: a theme's "a, b, c" lists (several markups a family's
+    sites print) must still yield each entry once, in page order.
+    """
     if tree is None:
         return []
-    return list(tree.css(selector))
+    found = list(tree.css(selector))
+    if len(found) < 2 or "," not in selector:
+        return found
+    start = tree.root if isinstance(tree, HTMLParser) else tree
+    if start is None:
+        return found
+    order = {node.mem_id: index for index, node in enumerate(start.traverse())}
+    unique = {node.mem_id: node for node in found}
+    return sorted(unique.values(), key=lambda node: order.get(node.mem_id, -1))
 
 
 def _root(node: Node) -> Node:

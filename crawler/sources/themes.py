@@ -11,6 +11,12 @@ archive whose paging is `nav.navigation-ajax` (a "Load more" button posting
 `madara_load_more`) is the load-more flavour, as the long-maintained Madara
 scrapers decide it.
 
+ManhwaZ copies Madara's markup (cards, `li.wp-manga-chapter`,
+`div.page-break`) on a site that is not WordPress at all: Madara's markup
+with no WordPress anywhere on the pages (`/wp-content/`, `/wp-includes/`,
+`/wp-json/`, the generator tag) is named `manhwaz`, never `madara`, whose
+ajax endpoints such a site does not have.
+
 One clue is never enough: a theme is named only when its evidence scores
 at least `THRESHOLD` and beats the other theme's, so a blog that happens to
 use one class name stays undetected and the operator is told to pick a
@@ -54,9 +60,9 @@ MADARA_CLUES = (
 )
 MANGATHEMESIA_CLUES = (
     Clue(
-        "MangaThemesia theme assets (/wp-content/themes/mangareader/)",
+        "MangaThemesia theme assets (/wp-content/themes/mangareader/ or its earlier mangastream/)",
         2,
-        pattern=re.compile(r"/wp-content/themes/mangareader[/-]"),
+        pattern=re.compile(r"/wp-content/themes/(?:mangareader|mangastream)[/-]"),
     ),
     Clue("MangaThemesia cards (.listupd .bs .bsx)", 1, selector=".listupd .bs .bsx"),
     Clue("MangaThemesia update list (.utao .uta .imgu)", 1, selector=".utao .uta .imgu"),
@@ -65,11 +71,19 @@ MANGATHEMESIA_CLUES = (
     Clue("MangaThemesia reader script (ts_reader.run)", 2, pattern=re.compile(r"ts_reader\.run\(")),
 )
 LOAD_MORE_SELECTOR = "nav.navigation-ajax, #navigation-ajax"
+WORDPRESS = re.compile(
+    r"/wp-content/|/wp-includes/|/wp-json/|wp-emoji|wp-theme-|<meta[^>]+generator[^>]+WordPress", re.I
+)
+MANHWAZ_CLUES = (
+    Clue("ManhwaZ slider (#slide-top .item)", 1, selector="#slide-top .item"),
+    Clue("ManhwaZ pager (ul.pager)", 1, selector="ul.pager"),
+)
 
 PRESET_HINTS = {
     "madara": "WordPress Madara theme: /manga/ archive paged as /manga/page/N/, div.page-item-detail cards",
     "madara-load-more": "Madara whose archive has a 'Load more' button instead of page links",
     "mangathemesia": "WordPress MangaThemesia (MangaReader) theme: .listupd .bs .bsx cards, ts_reader chapters",
+    "manhwaz": "ManhwaZ: Madara-like cards and chapter lists on a site that is not WordPress, latest list at /?page=N",
 }
 
 
@@ -113,6 +127,12 @@ def detect_theme(home_html: str, archive_html: str | None = None) -> ThemeDetect
     themesia = _found(MANGATHEMESIA_CLUES, pages)
     madara_score, themesia_score = sum(c.weight for c in madara), sum(c.weight for c in themesia)
     scores = (("madara", madara_score), ("mangathemesia", themesia_score))
+    if not any(WORDPRESS.search(text) for _, text in pages):
+        lookalike = madara + _found(MANHWAZ_CLUES, pages)
+        score = sum(c.weight for c in lookalike)
+        if score >= THRESHOLD and score > themesia_score:
+            labels = (*(c.label for c in lookalike), "no WordPress on the pages (not Madara)")
+            return ThemeDetection("manhwaz", labels, (*scores, ("manhwaz", score)))
     if madara_score >= THRESHOLD and madara_score > themesia_score:
         labels = tuple(c.label for c in madara)
         paging_tree = pages[-1][0]  # the archive when fetched, else the home page

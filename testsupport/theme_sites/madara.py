@@ -1,7 +1,9 @@
 """A Madara-theme site: archive pages, ajax chapter lists (old and new endpoint), list-style readers.
 
 What it follows from the theme as sites run it:
-- the archive `/manga/page/N/?m_orderby=latest` (page 1 redirects to `/manga/?m_orderby=latest`)
+- the archive `/manga/page/N/?m_orderby=latest` (page 1 redirects to `/manga/?m_orderby=latest`);
+  `directory` renames `manga` ("comic", "series", "webtoon"), `base_path` installs the whole site
+  under a sub-path ("/x"), `locale` prints headings, statuses, labels and dates in another language
   with `div.page-item-detail` cards, a "HOT" badge beside the card title, `div.nav-previous`
   "Older Posts" while older pages exist, WordPress's 404 past the last page;
 - "load more" archives: `POST /wp-admin/admin-ajax.php action=madara_load_more page=N-1`
@@ -25,10 +27,12 @@ What it follows from the theme as sites run it:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from html import escape
 
 from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga, build_catalog
+from testsupport.theme_sites.locales import ENGLISH, SiteLocale
 from testsupport.theme_sites.server import FixtureServer, Request, Response, html, not_found, png, redirect
 
 PER_PAGE = 2
@@ -60,17 +64,24 @@ class MadaraSite:
         old_endpoint: bool = False,
         now: dt.datetime | None = None,
         catalog: list[FixtureManga] | None = None,
-        lang: str = "en-US",
+        lang: str | None = None,
         load_more: bool = False,
+        directory: str = "manga",
+        base_path: str = "",
+        locale: SiteLocale = ENGLISH,
     ) -> None:
         self.old_endpoint = old_endpoint
         # Archives with a "Load more" button (nav.navigation-ajax) instead of "Older Posts" links.
         self.load_more = load_more
         self.now = now or dt.datetime.now(dt.UTC)
         self.catalog: list[FixtureManga] = catalog if catalog is not None else build_catalog(self.now)
-        self.lang = lang
+        self.locale = locale
+        self.lang = lang or locale.code
+        # A quarter of the theme's sites renamed the manga directory; some install WordPress under a sub-path.
+        self.directory = directory
+        self.base_path = base_path.rstrip("/")
         self.server = FixtureServer(self.route, "madara-site")
-        self.base_url = self.server.base_url
+        self.base_url = self.server.base_url + self.base_path
 
     # --- expectations for tests ---------------------------------------------------------------
 
@@ -78,7 +89,7 @@ class MadaraSite:
         return f"{self.base_url}/wp-content/uploads/2026/11/{manga.slug}-{size}.png"
 
     def chapter_url(self, chapter: FixtureChapter) -> str:
-        return f"{self.base_url}/manga/{chapter.manga_slug}/{chapter.slug}/"
+        return f"{self.base_url}/{self.directory}/{chapter.manga_slug}/{chapter.slug}/"
 
     def page_url(self, manga: FixtureManga, chapter: FixtureChapter, index: int) -> str:
         name = f"{index}.{chapter.page_extension(index)}"
@@ -89,11 +100,20 @@ class MadaraSite:
 
     # --- routing ------------------------------------------------------------------------------
 
+    def label(self, chapter: FixtureChapter) -> str:
+        """What the site prints for a chapter, in its language."""
+        return chapter.label or self.locale.label(chapter.number)
+
     def route(self, request: Request) -> Response:
+        if self.base_path:  # nothing answers outside the install's sub-path but the host's own 404
+            if not (request.path + "/").startswith(self.base_path + "/"):
+                return not_found()
+            request = dataclasses.replace(request, path=request.path[len(self.base_path) :] or "/")
         parts = [p for p in request.path.split("/") if p]
+        directory = self.directory
         if request.method == "POST" and request.path == "/wp-admin/admin-ajax.php":
             return self._admin_ajax(request)
-        if request.method == "POST" and len(parts) == 4 and parts[0] == "manga" and parts[2:] == ["ajax", "chapters"]:
+        if request.method == "POST" and len(parts) == 4 and parts[0] == directory and parts[2:] == ["ajax", "chapters"]:
             manga = self._manga(parts[1])
             return html(self._chapter_list(manga)) if manga else not_found()
         if request.method != "GET":
@@ -104,16 +124,16 @@ class MadaraSite:
             "/wp-content/plugins/madara-core/"
         ):
             return Response(200, b"", "text/css" if request.path.endswith(".css") else "text/javascript")
-        if parts == ["manga"]:
+        if parts == [directory]:
             return html(self._archive(1))
-        if len(parts) == 3 and parts[0] == "manga" and parts[1] == "page" and parts[2].isdigit():
+        if len(parts) == 3 and parts[0] == directory and parts[1] == "page" and parts[2].isdigit():
             number = int(parts[2])
             if number == 1:
-                return redirect(f"{self.base_url}/manga/?m_orderby=latest")
+                return redirect(f"{self.base_url}/{directory}/?m_orderby=latest")
             return html(self._archive(number)) if number <= self.page_count else not_found()
-        if len(parts) == 2 and parts[0] == "manga" and (manga := self._manga(parts[1])):
+        if len(parts) == 2 and parts[0] == directory and (manga := self._manga(parts[1])):
             return html(self._detail(manga))
-        if len(parts) == 3 and parts[0] == "manga" and (manga := self._manga(parts[1])):
+        if len(parts) == 3 and parts[0] == directory and (manga := self._manga(parts[1])):
             chapter = next((c for c in manga.chapters if c.slug == parts[2]), None)
             if chapter:
                 return html(self._reader(manga, chapter, request.query.get("style", "paged")))
@@ -189,7 +209,7 @@ class MadaraSite:
         start = (number - 1) * PER_PAGE
         cards = []
         for manga in self.catalog[start : start + PER_PAGE]:
-            url = f"{self.base_url}/manga/{manga.slug}/"
+            url = f"{self.base_url}/{self.directory}/{manga.slug}/"
             latest = manga.chapters[-1]
             cards.append(
                 "<div class='col-6 col-md-3 badge-pos-1'><div class='page-item-detail manga'>"
@@ -200,7 +220,7 @@ class MadaraSite:
                 "<div class='item-summary'><div class='post-title font-title'><h3 class='h5'>"
                 f"<span class='manga-title-badges hot'>HOT</span><a href='{url}'>{escape(manga.title)}</a></h3></div>"
                 "<div class='list-chapter'><div class='chapter-item'><span class='chapter font-meta'>"
-                f"<a href='{self.chapter_url(latest)}' class='btn-link'> {latest.title} </a></span></div></div>"
+                f"<a href='{self.chapter_url(latest)}' class='btn-link'> {escape(self.label(latest))} </a></span></div></div>"
                 "</div></div></div>"
             )
         return "".join(cards)
@@ -223,7 +243,7 @@ class MadaraSite:
             )
         return (
             "<div class='nav-links'><div class='nav-previous float-left'>"
-            f"<a href='{self.base_url}/manga/page/{number + 1}/?m_orderby=latest'>Older Posts</a></div></div>"
+            f"<a href='{self.base_url}/{self.directory}/page/{number + 1}/?m_orderby=latest'>Older Posts</a></div></div>"
         )
 
     def _archive(self, number: int) -> str:
@@ -235,20 +255,24 @@ class MadaraSite:
         )
         return self._page("Manga", body)
 
+    def status_word(self, manga: FixtureManga) -> str:
+        return manga.status_word if self.locale is ENGLISH else self.locale.statuses[manga.status]
+
     def _detail(self, manga: FixtureManga) -> str:
+        heading = self.locale.headings
         tags = ", ".join(f"<a href='{self.base_url}/manga-genre/{t.lower()}/' rel='tag'>{t}</a>" for t in manga.tags)
         body = (
             "<div class='profile-manga summary-layout-1'><div class='container'><div class='row'><div class='col-12'>"
             "<div class='post-title'><h1>"
             f"<span class='manga-title-badges hot'>HOT</span> {escape(manga.title)} </h1></div>"
             "<div class='tab-summary'>"
-            f"<div class='summary_image'><a href='{self.base_url}/manga/{manga.slug}/'>{self._cover_img(manga)}</a></div>"
+            f"<div class='summary_image'><a href='{self.base_url}/{self.directory}/{manga.slug}/'>{self._cover_img(manga)}</a></div>"
             "<div class='summary_content_wrap'><div class='summary_content'><div class='post-content'>"
             "<div class='post-content_item'><div class='summary-heading'><h5>Rating</h5></div>"
             "<div class='summary-content'>Average 4.5 / 5 out of 12</div></div>"
-            "<div class='post-content_item'><div class='summary-heading'><h5>Alternative</h5></div>"
+            f"<div class='post-content_item'><div class='summary-heading'><h5>{heading['alt']}</h5></div>"
             f"<div class='summary-content'> {escape(', '.join(manga.alt_titles))} </div></div>"
-            "<div class='post-content_item'><div class='summary-heading'><h5>Author(s)</h5></div>"
+            f"<div class='post-content_item'><div class='summary-heading'><h5>{heading['author']}</h5></div>"
             f"<div class='summary-content'><div class='author-content'><a href='{self.base_url}/manga-author/x/'"
             f" rel='tag'>{escape(manga.author)}</a></div></div></div>"
             "<div class='post-content_item'><div class='summary-heading'><h5>Genre(s)</h5></div>"
@@ -258,8 +282,8 @@ class MadaraSite:
             "</div><div class='post-status'>"
             "<div class='post-content_item'><div class='summary-heading'><h5>Release</h5></div>"
             "<div class='summary-content'><a href='#'>2026</a></div></div>"
-            "<div class='post-content_item'><div class='summary-heading'><h5>Status</h5></div>"
-            f"<div class='summary-content'> {manga.status_word} </div></div>"
+            f"<div class='post-content_item'><div class='summary-heading'><h5>{heading['status']}</h5></div>"
+            f"<div class='summary-content'> {self.status_word(manga)} </div></div>"
             "</div></div></div></div></div></div></div></div>"
             "<div class='c-page-content style-1'><div class='content-area'><div class='container'><div class='row'>"
             "<div class='main-col col-md-8 col-sm-8'><div class='main-col-inner'>"
@@ -277,15 +301,16 @@ class MadaraSite:
         for chapter in reversed(manga.chapters):
             url = self.chapter_url(chapter)
             if chapter.relative:
+                relative = self.locale.relative[chapter.relative]
                 date = (
-                    f"<a href='{url}' title='{chapter.relative}' class='c-new-tag'>"
+                    f"<a href='{url}' title='{relative}' class='c-new-tag'>"
                     f"<img width='24' height='24' src='{self.base_url}/wp-content/themes/madara/images/new.png'"
-                    f" alt='{chapter.relative}'></a>"
+                    f" alt='{relative}'></a>"
                 )
             else:
-                date = f"<i>{chapter.calendar_date}</i>"
+                date = f"<i>{self.locale.calendar(chapter.published_at)}</i>"
             items.append(
-                f"<li class='wp-manga-chapter    '><a href='{url}'> {chapter.title} </a>"
+                f"<li class='wp-manga-chapter    '><a href='{url}'> {escape(self.label(chapter))} </a>"
                 f"<span class='chapter-release-date'>{date}</span></li>"
             )
         return (
@@ -305,4 +330,4 @@ class MadaraSite:
             f"<div class='reading-content'><input type='hidden' id='wp-manga-current-chap' data-id='{manga.post_id}'>"
             f"{breaks}</div></div></div></div>"
         )
-        return self._page(f"{manga.title} - {chapter.title}", body)
+        return self._page(f"{manga.title} - {self.label(chapter)}", body)

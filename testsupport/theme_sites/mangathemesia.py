@@ -3,11 +3,14 @@
 What it follows from the theme as sites run it:
 - the archive `/manga/?page=N&order=update` (or `/series/...` on sites that renamed it) with
   `.listupd .bs .bsx a[title]` cards and a `div.hpage a.r` "Next" link while more pages exist;
-  past the last page an empty archive;
+  past the last page an empty archive; `base_path` installs the site under a sub-path, `locale`
+  prints it in another language;
 - series pages with `h1.entry-title`, a lazy cover (`data-lazy-src` behind a `data:` placeholder)
   in `.thumb`, `.tsinfo .imptdt` rows ("Status <i>Ongoing</i>"), `.mgen` genres, alternative
   titles in a `.wd-full` block, and `#chapterlist li[data-num]` entries whose link holds both
-  `span.chapternum` and `span.chapterdate` ("November 12, 2026");
+  `span.chapternum` and `span.chapterdate` ("November 12, 2026"); with `bare_chapter_list` the list
+  is printed as some sites print it, without `div.bxcl` or `#chapterlist` (`ul li` of
+  `div.chbox div.eph-num` entries);
 - a home page with the latest cards; every page links the MangaReader theme's stylesheet;
 - chapters at `/{slug}-chapter-N/` whose `div#readerarea` is empty in the HTML: the theme's
   reader script fills it from `ts_reader.run({... "sources":[{"source":"Server 1","images":[...]}]})`;
@@ -17,11 +20,13 @@ What it follows from the theme as sites run it:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from html import escape
 
 from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga, build_catalog
+from testsupport.theme_sites.locales import ENGLISH, SiteLocale
 from testsupport.theme_sites.server import FixtureServer, Request, Response, html, not_found, png
 
 PER_PAGE = 2
@@ -41,13 +46,25 @@ var ts_reader = {run: function (o) {
 
 
 class MangaThemesiaSite:
-    def __init__(self, *, directory: str = "manga", now: dt.datetime | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        directory: str = "manga",
+        now: dt.datetime | None = None,
+        base_path: str = "",
+        locale: SiteLocale = ENGLISH,
+        bare_chapter_list: bool = False,
+        catalog: list[FixtureManga] | None = None,
+    ) -> None:
         self.directory = directory
+        self.base_path = base_path.rstrip("/")
+        self.locale = locale
+        self.bare_chapter_list = bare_chapter_list
         self.now = now or dt.datetime.now(dt.UTC)
-        self.catalog: list[FixtureManga] = build_catalog(self.now)
+        self.catalog: list[FixtureManga] = catalog if catalog is not None else build_catalog(self.now)
         self.cdn = FixtureServer(self.cdn_route, "mangathemesia-cdn")
         self.server = FixtureServer(self.route, "mangathemesia-site")
-        self.base_url = self.server.base_url
+        self.base_url = self.server.base_url + self.base_path
 
     # --- expectations for tests ---------------------------------------------------------------
 
@@ -66,7 +83,14 @@ class MangaThemesiaSite:
 
     # --- the site -----------------------------------------------------------------------------
 
+    def label(self, chapter: FixtureChapter) -> str:
+        return chapter.label or self.locale.label(chapter.number)
+
     def route(self, request: Request) -> Response:
+        if self.base_path:  # nothing answers outside the install's sub-path but the host's own 404
+            if not (request.path + "/").startswith(self.base_path + "/"):
+                return not_found()
+            request = dataclasses.replace(request, path=request.path[len(self.base_path) :] or "/")
         if request.method != "GET":
             return html("0", 400)
         parts = [p for p in request.path.split("/") if p]
@@ -110,7 +134,7 @@ class MangaThemesiaSite:
 
     def _page(self, title: str, body: str, *, head: str = "") -> str:
         return (
-            "<!DOCTYPE html><html lang='en-US'><head><meta charset='UTF-8'>"
+            f"<!DOCTYPE html><html lang='{self.locale.code}'><head><meta charset='UTF-8'>"
             f"<title>{escape(title)} - Themesia Fixture</title>"
             f"<link rel='stylesheet' id='style-css' href='{self.base_url}/wp-content/themes/mangareader/style.css'>"
             f"{head}</head>"
@@ -128,7 +152,7 @@ class MangaThemesiaSite:
                 f"<img src='{self.cover_url(manga)}' class='ts-post-image wp-post-image' title='{escape(manga.title)}'"
                 f" alt='{escape(manga.title)}' width='158' height='225'></div>"
                 f"<div class='bigor'><div class='tt'> {escape(manga.title)} </div>"
-                f"<div class='adds'><div class='epxs'>{manga.chapters[-1].title}</div></div></div></a>"
+                f"<div class='adds'><div class='epxs'>{escape(self.label(manga.chapters[-1]))}</div></div></div></a>"
                 "</div></div>"
             )
         return "".join(cards)
@@ -151,12 +175,24 @@ class MangaThemesiaSite:
         )
         return self._page("Manga", body)
 
+    def status_word(self, manga: FixtureManga) -> str:
+        return manga.status_word if self.locale is ENGLISH else self.locale.statuses[manga.status]
+
+    def _chapter_block(self, items: str) -> str:
+        if self.bare_chapter_list:
+            return f"<div class='bixbox epcheck'><div class='eplister'><ul class='clstyle'>{items}</ul></div></div>"
+        return (
+            "<div class='bixbox bxcl epcheck'><div class='releases'><h2>Chapters</h2></div>"
+            f"<div class='eplister' id='chapterlist'><ul class='clstyle'>{items}</ul></div></div>"
+        )
+
     def _series(self, manga: FixtureManga) -> str:
+        heading = self.locale.headings
         genres = "".join(f"<a href='{self.base_url}/genres/{t.lower()}/' rel='tag'>{t}</a>" for t in manga.tags)
         items = "".join(
             f"<li data-num='{c.number}'><div class='chbox'><div class='eph-num'>"
-            f"<a href='{self.chapter_url(c)}'><span class='chapternum'>{c.title}</span>"
-            f"<span class='chapterdate'>{c.calendar_date}</span></a></div>"
+            f"<a href='{self.chapter_url(c)}'><span class='chapternum'>{escape(self.label(c))}</span>"
+            f"<span class='chapterdate'>{self.locale.calendar(c.published_at)}</span></a></div>"
             f"<div class='dt'><a href='{self.chapter_url(c)}' class='dload' download><i class='fas fa-download'></i></a>"
             "</div></div></li>"
             for c in reversed(manga.chapters)
@@ -168,20 +204,19 @@ class MangaThemesiaSite:
             f"<img src='{PLACEHOLDER}' data-lazy-src='{self.cover_url(manga)}' class='attachment- size- wp-post-image'"
             f" alt='{escape(manga.title)}' title='{escape(manga.title)}'></div>"
             "<div class='tsinfo bixbox'>"
-            f"<div class='imptdt'>Status <i>{manga.status_word}</i></div>"
+            f"<div class='imptdt'>{heading['status']} <i>{self.status_word(manga)}</i></div>"
             "<div class='imptdt'>Type <a href='#'>Manhwa</a></div>"
-            f"<div class='imptdt'>Author <i>{escape(manga.author)}</i></div>"
+            f"<div class='imptdt'>{heading['author']} <i>{escape(manga.author)}</i></div>"
             "<div class='imptdt'>Posted By <span><i>admin</i></span></div>"
             "</div></div></div>"
             "<div class='info-right'><div class='info-desc bixbox'><div id='titledesc'>"
             f"<h1 class='entry-title' itemprop='name'>{escape(manga.title)}</h1>"
-            f"<div class='wd-full'><b>Alternative Titles</b> <span>{escape(', '.join(manga.alt_titles))}</span></div>"
+            f"<div class='wd-full'><b>{heading['alt']}</b> <span>{escape(', '.join(manga.alt_titles))}</span></div>"
             f"<div class='wd-full'><span class='mgen'>{genres}</span></div>"
             "<div class='wd-full'><h2>Synopsis</h2><div class='entry-content entry-content-single'"
             f" itemprop='description'><p>{escape(manga.description)}</p></div></div>"
             "</div></div></div></div>"
-            "<div class='bixbox bxcl epcheck'><div class='releases'><h2>Chapters</h2></div>"
-            f"<div class='eplister' id='chapterlist'><ul class='clstyle'>{items}</ul></div></div>"
+            f"{self._chapter_block(items)}"
             "</article></div>"
         )
         return self._page(manga.title, body)
@@ -206,9 +241,9 @@ class MangaThemesiaSite:
         run = json.dumps(options).replace("/", "\\/")
         body = (
             f"<div class='chapterbody'><div class='postarea'><article id='post-{options['post_id']}' class='hentry'>"
-            f"<div class='headpost'><h1 class='entry-title'>{escape(manga.title)} {chapter.title}</h1></div>"
+            f"<div class='headpost'><h1 class='entry-title'>{escape(manga.title)} {escape(self.label(chapter))}</h1></div>"
             "<div class='entry-content entry-content-single maincontent'>"
             "<div id='readerarea' class='rdminimal'></div></div></article></div></div>"
             f"<script>ts_reader.run({run});</script>"
         )
-        return self._page(f"{manga.title} {chapter.title}", body, head=_READER_SCRIPT)
+        return self._page(f"{manga.title} {self.label(chapter)}", body, head=_READER_SCRIPT)

@@ -1,8 +1,10 @@
 """`manage.py add_source [NAME] URL [--preset P] [--set key=value ...] [--crawl-now]`: add an html source.
 
-Without `--preset` the site's home page is fetched and its theme detected
-(crawler.sources.themes); a site matching no theme is refused with the
-presets to pick from, unless `--set` keys configure it by hand. The settings
+Without `--preset` the site is probed (crawler.sources.discover): its base
+URL (an install under a sub-path included), theme, manga path, language and
+numeric date order are found and printed, and become the settings; a site
+matching no theme is refused with the presets to pick from, unless `--set`
+keys configure it by hand. `--set` corrects anything the probe found. The settings
 are validated, then one list page and one manga are fetched and printed
 (titles, fields, chapters with dates, the first chapter's pages) so the
 operator reads what a crawl would store before it runs. The row is only kept
@@ -21,7 +23,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from crawler.control import sites
 from crawler.errors import CrawlerError
 from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.discover import SiteUnreadable, probe_site
+from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
 from crawler.sources.presets import PRESETS
 
 
@@ -68,11 +70,11 @@ class Command(BaseCommand):
         name, url = (given[0], given[1]) if len(given) == 2 else (None, given[0])
         overrides = dict(parse_assignment(a) for a in options["assignments"])
         preset = options["preset"]
+        settings: dict[str, Any] = {"preset": preset} if preset else {}
         base_url = url
         if preset is None:
-            preset, base_url, title = self._detect(url, manual=bool(overrides))
-            name = name or title
-        settings: dict[str, Any] = {"preset": preset} if preset else {}
+            probe = self._detect(url, manual=bool(overrides))
+            base_url, name, settings = probe.base_url, name or probe.title, probe.source_settings()
         settings.update(overrides)
         try:
             row = sites.new_source(
@@ -96,8 +98,8 @@ class Command(BaseCommand):
         else:
             self.stdout.write(sites.first_crawl_note(row.id))
 
-    def _detect(self, url: str, *, manual: bool) -> tuple[str | None, str, str]:
-        """(preset or None, base URL, home page title) from the site itself; CommandError when it says nothing."""
+    def _detect(self, url: str, *, manual: bool) -> SiteProbe:
+        """What the site itself says (base URL, preset, settings, title); CommandError when it names no theme."""
         try:
             probe = probe_site(url)
         except SiteUnreadable as exc:
@@ -106,4 +108,8 @@ class Command(BaseCommand):
         if probe.detection.preset is None and not manual:
             raise CommandError(f"{message} Then: add_source {url} --preset NAME")
         self.stdout.write(message if probe.detection.preset else f"{message} Using the --set keys alone.")
-        return probe.detection.preset, probe.base_url, probe.title
+        for finding in probe.findings:
+            self.stdout.write(f"  found: {finding}")
+        if probe.settings:
+            self.stdout.write(f"  (correct any of these with --set KEY=VALUE: {', '.join(sorted(probe.settings))})")
+        return probe

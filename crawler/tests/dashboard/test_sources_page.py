@@ -75,6 +75,25 @@ def test_look_at_a_madara_site_detects_it_and_shows_the_dry_run_without_saving(c
     assert not Source.objects.exists() and not AuditEvent.objects.exists()
 
 
+def test_look_at_the_site_shows_what_was_found_and_starts_the_settings_from_it(client):
+    from testsupport.theme_sites.locales import SPANISH
+    from testsupport.theme_sites.mangathemesia import MangaThemesiaSite
+
+    site = MangaThemesiaSite(directory="series", locale=SPANISH, base_path="/lector")
+    try:
+        page = client.post(ADD, {"step": "detect", "url": site.base_url + "/"}).content.decode()
+    finally:
+        site.stop()
+    assert '<ul id="cs-findings"' in page
+    for finding in ("installed under /lector/", "language es (from &lt;html lang&gt;)", "manga path /series/"):
+        assert finding in page
+    extra = f"{{&quot;date_language&quot;: &quot;es&quot;, &quot;manga_path&quot;: &quot;series&quot;, &quot;image_hosts&quot;: [&quot;{site.cdn.host_port}&quot;]}}"
+    assert extra in page
+    assert f'value="{site.base_url}"' in page  # the base URL kept with its sub-path
+    assert "List page 1: 2 manga(s), more pages" in page  # the dry run ran with what was found
+    assert not Source.objects.exists()
+
+
 def test_add_source_saves_on_confirm_audits_it_and_crawl_now_enqueues_the_pass(client, operator, madara_site):
     form = {"step": "confirm", "action": "add", "url": madara_site.base_url, "base_url": madara_site.base_url,
             "name": "Madara Fixture", "source_id": "", "preset": "madara", "extra": "", "crawl_now": "on"}  # fmt: skip

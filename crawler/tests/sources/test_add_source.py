@@ -121,3 +121,35 @@ def test_crawl_now_enqueues_the_first_metadata_pass_and_audits_the_addition(mada
         ("add_source", "madara"),
         ("run_metadata_pass", "madara"),
     ]
+
+
+def test_what_the_probe_found_is_printed_and_becomes_the_settings():
+    from testsupport.theme_sites.locales import PORTUGUESE
+    from testsupport.theme_sites.madara import MadaraSite
+
+    site = MadaraSite(directory="comic", base_path="/x", locale=PORTUGUESE)
+    try:
+        output = add_source(site.server.base_url + "/x/comic/crimson-tide/")  # a manga page deep inside the install
+    finally:
+        site.stop()
+    row = Source.objects.get()
+    assert row.base_url == site.base_url
+    assert row.settings == {
+        "preset": "madara",
+        "manga_path": "comic",
+        "date_language": "pt",
+        "chapter_date_formats": ["%d/%m/%Y"],
+    }
+    for finding in (
+        "found: installed under /x/ (its WordPress links say so)",
+        "found: language pt (from <html lang>)",
+        "found: manga path /comic/ (from 2 manga link(s) on the home page)",
+        "found: chapter dates %d/%m/%Y (day first: ",
+        "(correct any of these with --set KEY=VALUE: chapter_date_formats, date_language, manga_path)",
+    ):
+        assert finding in output
+
+
+def test_set_corrects_what_the_probe_found(madara_site):
+    add_source(madara_site.base_url, "--set", "date_language=es", "--set", "manga_path=manga")
+    assert Source.objects.get().settings == {"preset": "madara", "date_language": "es", "manga_path": "manga"}

@@ -15,13 +15,13 @@ from crawler.sources.dates import parse_date
 from crawler.sources.parsing import (
     key_from_url,
     largest_srcset_candidate,
-    normalise_status,
     parse_alt_titles,
     parse_page_images,
     with_suffix,
 )
 from crawler.sources.presets import MADARA
 from crawler.sources.selectors import parse_spec, select
+from crawler.sources.statuses import normalise_status
 
 DOC = HTMLParser(
     "<div class='item'><div class='h'><h5>Status</h5></div><div class='c'>OnGoing</div></div>"

@@ -14,12 +14,12 @@ from crawler.sources.demo import demo_settings
 from crawler.sources.hosts import HostGuard
 from crawler.sources.parsing import (
     key_from_url,
-    normalise_status,
     parse_chapter_items,
     parse_manga_list_anchors,
     parse_manga_metadata,
     parse_page_images,
 )
+from crawler.sources.statuses import normalise_status
 
 pytestmark = pytest.mark.sqlite_ok
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from crawler.sources.discover import SiteUnreadable, probe_site, site_root
+from crawler.sources.discover import SiteUnreadable, probe_site, site_address
 from crawler.sources.themes import detect_theme
 from testsupport.theme_sites.plain import HOME as PLAIN_HOME
 
@@ -38,7 +38,7 @@ def test_mangathemesia_home_is_mangathemesia(mangathemesia_site):
     found = detect_theme(get(mangathemesia_site.base_url + "/"))
     assert found.preset == "mangathemesia"
     assert found.clues == (
-        "MangaThemesia theme assets (/wp-content/themes/mangareader/)",
+        "MangaThemesia theme assets (/wp-content/themes/mangareader/ or its earlier mangastream/)",
         "MangaThemesia cards (.listupd .bs .bsx)",
     )
 
@@ -65,21 +65,22 @@ def test_equal_evidence_for_both_themes_names_neither():
 
 
 @pytest.mark.parametrize(
-    ("typed", "root"),
+    ("typed", "address"),
     [
-        ("https://Example.com/manga/x/", "https://example.com"),
-        ("example.com", "https://example.com"),
-        ("http://127.0.0.1:8080/", "http://127.0.0.1:8080"),
+        ("https://Example.com/manga/x/", "https://example.com/manga/x/"),
+        ("https://Example.com/x/index.php", "https://example.com/x/"),
+        ("example.com", "https://example.com/"),
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080/"),
     ],
 )
-def test_site_root_keeps_scheme_and_origin(typed, root):
-    assert site_root(typed) == root
+def test_site_address_keeps_scheme_origin_and_path(typed, address):
+    assert site_address(typed) == address
 
 
 @pytest.mark.parametrize("typed", ["ftp://example.com", "http://user:pw@example.com", "http://:80", "http://x:99999"])
-def test_site_root_refuses_what_is_not_a_site(typed):
+def test_site_address_refuses_what_is_not_a_site(typed):
     with pytest.raises(SiteUnreadable):
-        site_root(typed)
+        site_address(typed)
 
 
 def test_probe_fetches_home_and_archive_through_the_crawler_client(madara_load_more_site):
@@ -89,7 +90,14 @@ def test_probe_fetches_home_and_archive_through_the_crawler_client(madara_load_m
         "Madara Fixture",
         "madara-load-more",
     )
-    assert [(r.method, r.path) for r in madara_load_more_site.server.requests] == [("GET", "/"), ("GET", "/manga/")]
+    # The typed page (a 404 here: the host's root then), the home page, the archive, then one manga's chapters.
+    seen = [(r.method, r.path) for r in madara_load_more_site.server.requests]
+    assert seen[:4] == [
+        ("GET", "/manga/some-title/"),
+        ("GET", "/"),
+        ("GET", "/manga/"),
+        ("POST", "/wp-admin/admin-ajax.php"),
+    ]
     assert "Mangalord" in madara_load_more_site.server.requests[0].headers["user-agent"]
 
 

@@ -154,13 +154,15 @@ def test_a_404_on_a_detail_page_dead_letters_sync_manga_at_once(madara_site):
 
 
 def test_unparsed_dates_are_counted_and_warned_once_per_pass(madara_site, caplog):
-    row = madara_source(madara_site, date_language="es")
+    # A chapter_date spec that reads the new chapters' badge link (a URL), not their date.
+    row = madara_source(madara_site, chapter_date=["span.chapter-release-date a @href", "span.chapter-release-date i"])
     with caplog.at_level(logging.WARNING):
         stats = run_metadata_pass(row, status=StatusHandle())
     assert stats.dates_unparsed == 3 and state_store.last_pass(row.id)["dates_unparsed"] == 3
     warnings = [r.getMessage() for r in caplog.records if "could not be parsed" in r.getMessage()]
+    examples = ", ".join(repr(madara_site.chapter_url(c)) for c in (m.chapters[-1] for m in madara_site.catalog[:3]))
     assert warnings == [
-        "source madara: 3 chapter date(s) could not be parsed (e.g. '2 days ago', 'an hour ago', 'yesterday'); "
+        f"source madara: 3 chapter date(s) could not be parsed (e.g. {examples}); "
         "check chapter_date, chapter_date_formats and date_language"
     ]
     assert Chapter.objects.filter(published_at__isnull=True).count() == 3
