@@ -74,6 +74,11 @@ def display_title(number: Decimal, title: str, kind: str = "chapter", volume: in
     return f"{label}: {title}" if title else label
 
 
+def short_label(number: Decimal, title: str, kind: str = "chapter") -> str:
+    """How operator views name a chapter in a line of text: "chapter 12", or an extra's label ("Side Story 3")."""
+    return f"chapter {chapter_label(number)}" if kind == "chapter" else extra_label(title)
+
+
 def extra_label(title: str) -> str:
     """An extra's label without its own name: "Side Story 19: The Beach" -> "Side Story 19" ("Special" stays)."""
     return title.split(": ", 1)[0]

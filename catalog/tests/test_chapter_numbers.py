@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from catalog.chapter_names import display_title, extra_label
+from catalog.chapter_names import display_title, extra_label, short_label
 from catalog.chapter_numbers import (
     CHAPTER,
     EXTRA,
@@ -246,3 +246,17 @@ def test_display_title_never_calls_an_extra_a_chapter(number, title, kind, volum
 )
 def test_extra_label_is_the_name_before_its_own_title(title, label):
     assert extra_label(title) == label
+
+
+@pytest.mark.parametrize(
+    ("number", "title", "kind", "label"),
+    [
+        (D("12"), "The Gate", CHAPTER, "chapter 12"),
+        (D("10.50"), "", CHAPTER, "chapter 10.5"),
+        (D("3"), "Side Story 3: Guts", EXTRA, "Side Story 3"),
+        (D("2.01"), "Special", EXTRA, "Special"),
+    ],
+    ids=["chapter", "fraction", "side story", "unnumbered special"],
+)
+def test_short_label_names_a_chapter_in_operator_views(number, title, kind, label):
+    assert short_label(number, title, kind) == label

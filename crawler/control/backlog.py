@@ -18,7 +18,7 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from catalog.api.seek import order_of
-from catalog.chapter_names import extra_label
+from catalog.chapter_names import short_label
 from catalog.models import Chapter, Manga, Page
 from catalog.search import title_contains
 from jobs.models import IN_FLIGHT_STATES, Job, JobState
@@ -126,7 +126,4 @@ def job_label(job: Job) -> str:
 
 
 def _chapter_label(chapter: Chapter) -> str:
-    """ "chapter 12", or an extra's own label ("Side Story 3"): its number counts extras only."""
-    if chapter.kind == Chapter.Kind.CHAPTER:
-        return f"chapter {chapter.number.normalize():f}"
-    return extra_label(chapter.title)
+    return short_label(chapter.number, chapter.title, chapter.kind)
