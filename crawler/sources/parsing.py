@@ -232,17 +232,18 @@ def parse_chapter_items(
             found[key] = (name, url, _chapter_date(item, config, notes) if config.chapter_date else None)
     if dropped:
         logger.warning("manga detail %s: dropped %d chapter item(s) without a link or number", base_url, dropped)
+    # Every extra has a number once numbered in its list; a main chapter without one was dropped above.
     names = number_extras([name for name, _, _ in found.values()])
     chapters = [
         SourceChapter(
             key=key,
-            number=name.number or Decimal(0),
+            number=name.number if name.number is not None else Decimal(0),
             title=name.title,
             url=url,
             published_at=published,
             kind=name.kind,
             volume=name.volume,
-        )  # fmt: skip
+        )
         for (key, (_, url, published)), name in zip(found.items(), names, strict=True)
     ]
     return ChapterParse(tuple(sorted(chapters, key=_reading_order)), len(items))
