@@ -59,6 +59,7 @@ _EXTRA_WORDS = (
     "author note", "hiatus announcement", "hiatus notice", "hiatus", "announcement", "notice",
     # es / pt
     "historia paralela", "historia secundaria", "hist\u00f3ria paralela", "hist\u00f3ria extra", "especial",
+    "interl\u00fadio", "interludio",
     "ep\u00edlogo", "pr\u00f3logo", "aviso", "anuncio",
     # id
     "ekstra", "spesial", "cerita sampingan", "cerita tambahan", "prolog", "epilog", "pengumuman",

@@ -8,6 +8,7 @@ from catalog.errors import ImageRejected
 from jobs import errors as engine
 
 __all__ = [
+    "ChallengeNotPassed",
     "CrawlerError",
     "FetchRefused",
     "ImageRefused",
@@ -75,6 +76,19 @@ class SourceCoolingDown(RetryLater):
     def __init__(self, message: str, *, source_id: str, until: datetime) -> None:
         super().__init__(message, until=until)
         self.source_id = source_id
+
+
+class ChallengeNotPassed(SourceCoolingDown):
+    """The site answered a JavaScript challenge that nothing in reach got past (or may try again yet).
+
+    A source error, not a parse error: the message names the challenge, the
+    URL and what to configure (`requires_browser` / a crawl worker with its
+    Chromium, or CRAWLER_CHALLENGE_SOLVER_URL). Transient: challenges come and
+    go, so the source cools down until the next pass is allowed
+    (CRAWLER_CHALLENGE_PASS_INTERVAL_SECS) and the job is deferred to then; a
+    site that keeps challenging ends in dead-letter with this message after
+    CRAWLER_MAX_DEFERRALS.
+    """
 
 
 class SourceBusy(CrawlerError, engine.Busy):

@@ -92,3 +92,43 @@ class SourceSlot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_id} until {self.expires_at}"
+
+
+class SourceClearance(models.Model):
+    """One source's pass of a JavaScript challenge: the clearance cookies and the User-Agent they are bound to.
+
+    Every worker on every host sends these with the source's plain requests
+    (pages over httpx, images over libcurl) until `expires_at` or until the
+    site challenges again, so one pass serves them all. `crawler.clearance_store`
+    is its only reader and writer; a pass is claimed by a compare-and-set on
+    `pass_started_at` under a row lock, so concurrent workers wait for the
+    pass in flight instead of each launching one, and `last_attempt_at`
+    spaces passes by CRAWLER_CHALLENGE_PASS_INTERVAL_SECS.
+
+    `cookies` holds secrets (a clearance cookie is as good as a session):
+    never logged, never rendered; the dashboard shows names and expiry only.
+    """
+
+    source_id = models.CharField(max_length=100, primary_key=True)
+    # Bumped by every stored pass: an adapter that loaded generation N and is challenged knows a newer
+    # pass (N+1, by another worker) is worth retrying with before asking for one of its own.
+    generation = models.IntegerField(default=0)
+    cookies = models.JSONField(default=list, blank=True)  # [{name, value, domain, path, expires}]
+    user_agent = models.TextField(blank=True, default="")
+    via = models.CharField(max_length=16, blank=True, default="")  # "browser" or "solver"
+    expires_at = models.DateTimeField(null=True, blank=True)  # None: session cookies, kept until challenged again
+    passed_at = models.DateTimeField(null=True, blank=True)
+    passes = models.IntegerField(default=0)
+    # The pass in flight (None: none); a pass older than its timeout is taken over.
+    pass_started_at = models.DateTimeField(null=True, blank=True)
+    pass_owner = models.CharField(max_length=100, blank=True, default="")
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_failure = models.TextField(blank=True, default="")
+    last_failure_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "crawler_source_clearance"
+
+    def __str__(self) -> str:
+        return self.source_id

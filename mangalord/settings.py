@@ -295,6 +295,19 @@ CRAWLER_COOLDOWN_WAIT_SECS = non_negative("CRAWLER_COOLDOWN_WAIT_SECS", 5)
 CRAWLER_STREAM_KEEPALIVE_SECS = read(
     "CRAWLER_STREAM_KEEPALIVE_SECS", env.float, 15.0, lambda v: v > 0, "must be a positive number"
 )
+# JavaScript challenges (crawler.sources.clearance): how long one pass may take (the browser waiting for the
+# challenge page to reload into the site, or the solver's maxTimeout), how far apart a source's passes are at
+# least (every worker on every host shares them), and an optional FlareSolverr v3 endpoint (its POST /v1) asked
+# where the worker's Chromium cannot pass, or no browser runs (the web process's Sources page).
+CRAWLER_CHALLENGE_WAIT_SECS = positive("CRAWLER_CHALLENGE_WAIT_SECS", 30)
+CRAWLER_CHALLENGE_PASS_INTERVAL_SECS = positive("CRAWLER_CHALLENGE_PASS_INTERVAL_SECS", 300)
+CRAWLER_CHALLENGE_SOLVER_URL = read(
+    "CRAWLER_CHALLENGE_SOLVER_URL",
+    env.str,
+    "",
+    lambda v: v == "" or re.match(r"^https?://[^/\s]+", v) is not None,
+    "must be an http(s) URL of a FlareSolverr endpoint, like http://flaresolverr:8191/v1 (or empty)",
+)
 CHROMIUM_PATH = read("CHROMIUM_PATH", env.str, "")
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -102,6 +102,8 @@ CLASSIFIED = {
     "spanish extra chapter": ("Capítulo Extra 2", EXTRA, None, D("2"), "Capítulo Extra 2"),
     "portuguese side story": ("História paralela 2", EXTRA, None, D("2"), "História paralela 2"),
     "portuguese epilogue": ("Epílogo", EXTRA, None, None, "Epílogo"),
+    "portuguese interlude in a volume": ("Vol 02 – Interlúdio 5", EXTRA, 2, D("5"), "Interlúdio 5"),
+    "portuguese chapter in a volume": ("Vol 02 – Cap. 16", CHAPTER, 2, D("16"), ""),
     # id
     "indonesian extra": ("Ekstra 1", EXTRA, None, D("1"), "Ekstra 1"),
     "indonesian special": ("Spesial", EXTRA, None, None, "Spesial"),

@@ -9,11 +9,16 @@ token rows included).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from catalog.models import Source
 from crawler.sources.base import SourceMangaRef
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.factory import get_source
+
+if TYPE_CHECKING:
+    from crawler.sources.browser import BrowserManager
+    from crawler.sources.clearance import Clearance
 
 MAX_LISTED = 10
 
@@ -51,13 +56,23 @@ class DryRun:
         return out
 
 
-def dry_run(row: Source) -> DryRun:
-    """Fetch what a crawl of `row` would start with; raises CrawlerError naming the key/selector/URL at fault."""
+def dry_run(row: Source, *, browser: BrowserManager | None = None, clearance: Clearance | None = None) -> DryRun:
+    """Fetch what a crawl of `row` would start with; raises CrawlerError naming the key/selector/URL at fault.
+
+    `browser`: the caller's (add_source's, which also passes JavaScript challenges in it), else one made
+    here when the source requires it. `clearance`: the probe's pass of the site's challenge, kept as the
+    source's so the dry run (and, once the row is kept, the crawl) does not pass it again.
+    """
+    from crawler import clearance_store
     from crawler.errors import CrawlerError
     from crawler.sources.browser import BrowserManager
 
     config = HtmlSourceConfig.from_settings(row.settings, source_id=row.id)
-    browser = BrowserManager() if config.requires_browser else None
+    owned = browser is None and config.requires_browser
+    if owned:
+        browser = BrowserManager()
+    if clearance is not None:
+        clearance_store.seed(row.id, clearance)
     source = get_source(row, browser=browser)
     try:
         refs, has_next = source.list_page(1)
@@ -96,5 +111,5 @@ def dry_run(row: Source) -> DryRun:
         )
     finally:
         source.close()
-        if browser is not None:
+        if owned and browser is not None:
             browser.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
@@ -20,9 +20,13 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from catalog.models import Source
-from crawler import download_policy, state_store
+from crawler import clearance_store, download_policy, state_store
 from crawler.control import audit, downloads
 from crawler.control.dry_run import DryRun, dry_run
+
+if TYPE_CHECKING:
+    from crawler.sources.browser import BrowserManager
+    from crawler.sources.clearance import Clearance
 
 
 class SiteRefused(ValueError):
@@ -57,12 +61,12 @@ def new_source(*, name: str, base_url: str, settings: dict[str, Any], source_id:
     return row
 
 
-def preview(row: Source) -> DryRun:
+def preview(row: Source, *, clearance: Clearance | None = None) -> DryRun:
     """The dry run of an unsaved row; nothing it touches is kept. Raises CrawlerError naming the fault."""
     with transaction.atomic():
         row.save(force_insert=True)
         try:
-            return dry_run(row)
+            return dry_run(row, clearance=clearance)
         finally:
             transaction.set_rollback(True)
 
@@ -74,16 +78,27 @@ class AddedSite:
     crawl_job: Any  # the metadata pass's job id when one was enqueued
 
 
-def add_site(*, actor: Any, row: Source, check: bool = True, crawl_now: bool = False) -> AddedSite:
+def add_site(
+    *,
+    actor: Any,
+    row: Source,
+    check: bool = True,
+    crawl_now: bool = False,
+    browser: BrowserManager | None = None,
+    clearance: Clearance | None = None,
+) -> AddedSite:
     """Save `row` after a successful dry run (unless `check` is off), audited; optionally enqueue its first pass.
 
+    `browser` and `clearance` go to the dry run (`dry_run`): add_source's browser, the probe's challenge pass.
     Raises CrawlerError (the dry run's, naming key, selector and URL) with nothing kept.
     """
     from crawler.control.actions import request_metadata_pass
 
     with transaction.atomic():
         row.save(force_insert=True)
-        result = dry_run(row) if check else None
+        if clearance is not None and not check:
+            clearance_store.seed(row.id, clearance)
+        result = dry_run(row, browser=browser, clearance=clearance) if check else None
         audit.record(
             actor,
             "add_source",

@@ -1,7 +1,7 @@
 """The Sources page's read model: every source with its crawl state, in a fixed number of queries.
 
 One aggregate query per column (last passes, passes in flight, queued
-chapters, dead jobs, throttles) whatever the number of sources, so the page
+chapters, dead jobs, throttles, challenge passes) whatever the number of sources, so the page
 costs the same with 3 sources or 300 (pinned by a query-count test).
 """
 
@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from catalog.models import Chapter, Source
+from crawler.clearance_store import ChallengeState, challenge_states
 from crawler.control.sites import next_scheduled_pass
 from crawler.errors import CrawlerError
 from crawler.models import CrawlerState, SourceThrottle
@@ -40,6 +41,7 @@ class SourceState:
     rate_limit: float | None  # None when the settings do not validate (settings_error says why)
     max_concurrency: int | None
     settings_error: str
+    challenge: ChallengeState | None  # None: the source never answered a JavaScript challenge
 
 
 def _politeness(row: Source) -> tuple[float | None, int | None, str]:
@@ -75,6 +77,7 @@ def source_states(now: dt.datetime | None = None) -> list[SourceState]:
     )
     dead = _per_source(Job.objects.filter(state=JobState.DEAD).values("source_id"), "source_id")
     throttles = {t.source_id: t for t in SourceThrottle.objects.filter(cooling_until__gt=now)}
+    challenges = challenge_states(now)
     scheduled = next_scheduled_pass(now)
     states = []
     for row in sources:
@@ -96,6 +99,7 @@ def source_states(now: dt.datetime | None = None) -> list[SourceState]:
                 rate_limit=rate,
                 max_concurrency=concurrency,
                 settings_error=error,
+                challenge=challenges.get(row.id),
             )
         )
     return states

@@ -89,15 +89,21 @@ def source_add(request: HttpRequest) -> HttpResponse:
     context = {"url_form": url_form, "details": details, "detection": probe.detection, "findings": probe.findings}
     context["detection_message"] = probe.detection.explain(probe.base_url)
     if probe.detection.preset is not None:
-        context.update(_preview(probe.title, probe.base_url, probe.source_settings()))
+        context.update(_preview(probe.title, probe.base_url, probe.source_settings(), clearance=probe.clearance))
     return _render(request, "crawler/source_add.html", "Add a site", **context)
 
 
-def _preview(name: str, base_url: str, settings: dict[str, Any], source_id: str | None = None) -> dict[str, Any]:
-    """The dry run of a row not saved yet, or the error that names what to fix."""
+def _preview(
+    name: str, base_url: str, settings: dict[str, Any], source_id: str | None = None, *, clearance: Any = None
+) -> dict[str, Any]:
+    """The dry run of a row not saved yet, or the error that names what to fix.
+
+    `clearance`: the probe's pass of the site's JavaScript challenge (by the solver: the web process runs no
+    browser), so the dry run does not ask for another.
+    """
     try:
         row = sites.new_source(name=name, base_url=base_url, settings=settings, source_id=source_id or None)
-        return {"dry_run": sites.preview(row), "preview_id": row.id}
+        return {"dry_run": sites.preview(row, clearance=clearance), "preview_id": row.id}
     except (sites.SiteRefused, CrawlerError) as exc:
         return {"error": str(exc)}
 

@@ -33,6 +33,7 @@ from playwright.sync_api import Browser, Playwright, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 from crawler.errors import SourceUnavailable
+from crawler.sources.browser_pass import BrowserPass, pass_in_browser
 from crawler.sources.tab import RenderedPage, Tab, Wait
 
 logger = logging.getLogger(__name__)
@@ -143,6 +144,24 @@ class BrowserManager:
             raise SourceUnavailable(f"browser could not load {url}: {exc}") from exc
         self.record_success()
         return page
+
+    def pass_challenge(
+        self, url: str, *, url_allowed: Callable[[str], bool] | None = None, wait_secs: float
+    ) -> BrowserPass:
+        """Open `url` in a context of its own and wait (at most `wait_secs`) until its challenge reloads into
+        the site (`crawler.sources.browser_pass`); StillChallenged when it does not."""
+        try:
+            passed = self.run(
+                lambda browser: pass_in_browser(
+                    browser, url, url_allowed, wait_secs=wait_secs, timeout_secs=self.navigation_timeout_secs
+                )
+            )
+        except PlaywrightError as exc:
+            if "net::ERR_" not in str(exc):
+                self.record_failure()
+            raise SourceUnavailable(f"browser could not load {url}: {exc}") from exc
+        self.record_success()
+        return passed
 
     # --- failures and restart -------------------------------------------------------------------
 

@@ -29,21 +29,26 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from selectolax.parser import HTMLParser
 
 from crawler.errors import CrawlerError
 from crawler.sources import selectors
+from crawler.sources.clearance import Clearance, MemoryStore
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.dates import infer_numeric_format, known_language
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import FetchedPage, SourceCookies, SourceHttp
 from crawler.sources.parsing import parse_page_images
+from crawler.sources.passers import challenge_handler
 from crawler.sources.presets import PRESETS
 from crawler.sources.site_urls import path_under, site_url
 from crawler.sources.themes import ThemeDetection, detect_theme
+
+if TYPE_CHECKING:
+    from crawler.sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +75,8 @@ class SiteProbe:
     detection: ThemeDetection
     settings: dict[str, Any] = field(default_factory=dict)  # what was found beyond the preset's defaults
     findings: tuple[str, ...] = ()  # each finding in words, for the operator
+    # The pass of the site's JavaScript challenge, when it had one: handed to the new source (no second pass).
+    clearance: Clearance | None = None
 
     def source_settings(self) -> dict[str, Any]:
         """The settings a source of this site starts with: the preset, then what the probe found."""
@@ -138,10 +145,15 @@ def _title(html: str) -> str:
 
 
 class _Prober:
-    """One probe's requests, through one client bound to the site's origin."""
+    """One probe's requests, through one client bound to the site's origin, past its challenge if it has one."""
 
-    def __init__(self, address: str) -> None:
-        self.http = SourceHttp(PROBE_ID, HostGuard(PROBE_ID, address), SourceCookies())
+    def __init__(self, address: str, browser: BrowserManager | None) -> None:
+        guard, cookies = HostGuard(PROBE_ID, address), SourceCookies()
+        self.browser = browser
+        # One store for the probe's own requests and the adapter that samples chapters: one pass at most.
+        self.store = MemoryStore()
+        self.challenges = challenge_handler(PROBE_ID, cookies, self.store, browser=browser, url_allowed=guard.allows)
+        self.http = SourceHttp(PROBE_ID, guard, cookies, challenges=self.challenges)
         self.findings: list[str] = []
         self.settings: dict[str, Any] = {}
 
@@ -203,7 +215,7 @@ class _Prober:
         from crawler.sources.html import HtmlSource
 
         config = HtmlSourceConfig.from_settings(settings, source_id=PROBE_ID)
-        source = HtmlSource(PROBE_ID, base, config)
+        source = HtmlSource(PROBE_ID, base, config, browser=self.browser, clearance_store=self.store)
         images: list[str] = []
         try:
             for ref in _first_refs(source, DATE_SAMPLE_MANGAS):
@@ -256,10 +268,14 @@ def _first_refs(source: Any, count: int) -> list[Any]:
     return refs[:count]
 
 
-def probe_site(url: str) -> SiteProbe:
-    """Fetch the site behind `url` and find its base URL, theme, manga path, language and date order."""
+def probe_site(url: str, *, browser: BrowserManager | None = None) -> SiteProbe:
+    """Fetch the site behind `url` and find its base URL, theme, manga path, language and date order.
+
+    A JavaScript challenge is passed in `browser` (add_source starts one) or by the configured solver (the
+    web process); where neither can, SiteUnreadable names the challenge and what to configure.
+    """
     address = site_address(url)
-    prober = _Prober(address)
+    prober = _Prober(address, browser)
     try:
         base, home = prober.base_and_home(address)
         detection = detect_theme(home.html)
@@ -279,6 +295,8 @@ def probe_site(url: str) -> SiteProbe:
                     detection = detect_theme(home.html, archive.html)
         if detection.preset is not None:
             prober.sample_chapters(base, {"preset": detection.preset, **prober.settings})
-        return SiteProbe(base, _title(home.html), detection, dict(prober.settings), tuple(prober.findings))
+        settings, findings = dict(prober.settings), tuple(prober.findings)
+        clearance = prober.store.clearance or prober.challenges.clearance
+        return SiteProbe(base, _title(home.html), detection, settings, findings, clearance)
     finally:
         prober.http.close()

@@ -36,6 +36,7 @@ def get_source(
     """
     # Imported here so importing crawler.sources (e.g. base records) never needs the app registry.
     from crawler import state_store
+    from crawler.clearance_store import DatabaseStore
     from crawler.sources.limiter import SourceLimiter
 
     settings = source_row.settings or {}
@@ -51,4 +52,6 @@ def get_source(
         session_value=state_store.session_cookie(source_row.id),
         browser=browser,
         gate=SourceLimiter(source_row.id, config.politeness, cancel=cancel, yield_when_busy=yield_when_busy),
+        clearance_store=DatabaseStore(),
+        cancel=cancel,
     )

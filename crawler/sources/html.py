@@ -14,6 +14,7 @@ of yielding an empty list that looks like a caught-up site.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -23,14 +24,18 @@ from selectolax.parser import HTMLParser
 from crawler.errors import CrawlerError, NotFound, SelectorMatchedNothing, SessionExpired, SourceConfigError
 from crawler.sources import parsing
 from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
+from crawler.sources.challenge import detect_challenge
+from crawler.sources.clearance import ClearanceStore, MemoryStore, past_challenges
 from crawler.sources.config import HtmlSourceConfig, template_fields
 from crawler.sources.gate import RequestGate, Unlimited, check_answer, passing
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import FetchedPage, HttpImageStream, SourceCookies, SourceHttp, raise_for_status
+from crawler.sources.passers import challenge_handler
 from crawler.sources.site_urls import site_url
 
 if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager
+    from crawler.sources.tab import RenderedPage
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +54,8 @@ class HtmlSource:
         session_value: str | None = None,
         browser: BrowserManager | None = None,
         gate: RequestGate | None = None,
+        clearance_store: ClearanceStore | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         if config.requires_browser and browser is None:
             raise SourceConfigError(f"source {source_id!r} has requires_browser set but no browser was given")
@@ -66,7 +73,26 @@ class HtmlSource:
             self._cookies.set(config.session_cookie, session_value, urlsplit(base_url).hostname or "")
         # One gate for both ways out (HTTP and browser navigations), so they share the source's limits.
         self._gate = gate or Unlimited(source_id)
-        self._http = SourceHttp(source_id, self.guard, self._cookies, headers=dict(config.headers), gate=self._gate)
+        # JavaScript challenges: passed once per source (in the database when the factory built us; per adapter
+        # otherwise), the clearance cookie and its User-Agent then sent with every request.
+        self._challenges = challenge_handler(
+            source_id,
+            self._cookies,
+            clearance_store or MemoryStore(),
+            browser=browser,
+            url_allowed=self.guard.allows,
+            gate=self._gate,
+            session_cookie=config.session_cookie if session_value else "",
+            cancel=cancel,
+        )
+        self._http = SourceHttp(
+            source_id,
+            self.guard,
+            self._cookies,
+            headers=dict(config.headers),
+            gate=self._gate,
+            challenges=self._challenges,
+        )
 
     # --- the Source protocol --------------------------------------------------------------
 
@@ -250,10 +276,24 @@ class HtmlSource:
         return page
 
     def _render(self, url: str, ready: Callable[[str], bool] | None) -> FetchedPage:
+        rendered = past_challenges(
+            url,
+            lambda: self._render_once(url, ready),
+            lambda page: detect_challenge(page.status or 200, {}, page.html),
+            self._challenges,
+        )
+        for cookie in rendered.cookies:
+            self._cookies.set(cookie["name"], cookie["value"], cookie["domain"])
+        raise_for_status(self.source_id, rendered.status or 200, rendered.url)
+        return FetchedPage(rendered.url, rendered.status or 200, rendered.html)
+
+    def _render_once(self, url: str, ready: Callable[[str], bool] | None) -> RenderedPage:
         assert self._browser is not None
         cookies = []
         if self._session_value:
             cookies.append({"name": self.config.session_cookie, "value": self._session_value, "url": self.base_url})
+        if self._challenges.clearance is not None:
+            cookies += self._challenges.clearance.browser_cookies()
         # A navigation is one request of the source (its redirect hops ride on
         # the same token); the slot is held until the page has settled.
         with passing(self._gate):
@@ -267,7 +307,4 @@ class HtmlSource:
             )
             if rendered.status is not None:
                 check_answer(self._gate, rendered.status, rendered.retry_after, rendered.url)
-        for cookie in rendered.cookies:
-            self._cookies.set(cookie["name"], cookie["value"], cookie["domain"])
-        raise_for_status(self.source_id, rendered.status or 200, rendered.url)
-        return FetchedPage(rendered.url, rendered.status or 200, rendered.html)
+        return rendered

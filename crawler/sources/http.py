@@ -24,6 +24,8 @@ import httpx
 from django.conf import settings
 
 from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
+from crawler.sources.challenge import SCAN_CHARS, Challenge, detect_challenge, may_be_challenge
+from crawler.sources.clearance import Challenges, Unpassable, past_challenges
 from crawler.sources.curl_transfer import Transfer, TransferError
 from crawler.sources.gate import Held, RequestGate, Unlimited, check_answer
 from crawler.sources.hosts import HostGuard
@@ -205,10 +207,13 @@ class SourceHttp:
         *,
         headers: dict[str, str] | None = None,
         gate: RequestGate | None = None,
+        challenges: Challenges | None = None,
     ) -> None:
         self.source_id = source_id
         self.guard = guard
         self.cookies = cookies
+        # What to do when the site answers a JavaScript challenge; the User-Agent of its pass rides on every request.
+        self.challenges: Challenges = challenges or Unpassable(source_id)
         self.gate = gate or Unlimited(source_id)
         self.headers = {"User-Agent": USER_AGENT, **(headers or {})}
         self.timeout = float(settings.CRAWLER_HTTP_TIMEOUT_SECS)
@@ -223,7 +228,23 @@ class SourceHttp:
         headers: dict[str, str] | None = None,
         check: bool = True,
     ) -> FetchedPage:
-        """Fetch a page (GET, or POST with a form body); `check=False` returns 4xx answers instead of raising."""
+        """Fetch a page (GET, or POST with a form body); `check=False` returns 4xx answers instead of raising.
+
+        A JavaScript challenge is passed (`crawler.sources.clearance`) and the request made again.
+        """
+        page, _ = past_challenges(
+            url,
+            lambda: self._request_page_once(url, method=method, data=data, headers=headers),
+            lambda answer: detect_challenge(answer[0].status, answer[1], answer[0].html),
+            self.challenges,
+        )
+        if check or not 400 <= page.status < 500:
+            raise_for_status(self.source_id, page.status, page.url)
+        return page
+
+    def _request_page_once(
+        self, url: str, *, method: str, data: dict[str, str] | None, headers: dict[str, str] | None
+    ) -> tuple[FetchedPage, httpx.Headers]:
         response, held = self._send_guarded(
             url, what="page", method=method, data=data, headers=headers, send=self._send_one
         )
@@ -234,13 +255,16 @@ class SourceHttp:
         finally:
             response.close()
             held.release()
-        if check or not 400 <= response.status_code < 500:
-            raise_for_status(self.source_id, response.status_code, str(response.url))
-        return FetchedPage(str(response.url), response.status_code, response.text)
+        return FetchedPage(str(response.url), response.status_code, response.text), response.headers
 
     def open_image(self, url: str, *, referer: str | None = None) -> HttpImageStream:
-        transfer, held = self._send_guarded(
-            url, what="image URL", headers={"Referer": referer} if referer else None, send=self._send_one_image
+        transfer, held = past_challenges(
+            url,
+            lambda: self._send_guarded(
+                url, what="image URL", headers={"Referer": referer} if referer else None, send=self._send_one_image
+            ),
+            self._image_challenge,
+            self.challenges,
         )
         try:
             raise_for_status(self.source_id, transfer.status_code, transfer.url, image=True)
@@ -249,6 +273,25 @@ class SourceHttp:
             held.release()
             raise
         return HttpImageStream(transfer, self.source_id, held)
+
+    def _image_challenge(self, answer: tuple[Transfer, Held]) -> Challenge | None:
+        """An image answered by a challenge's interstitial (its body read only for a 403/429/503)."""
+        transfer, held = answer
+        if not may_be_challenge(transfer.status_code, transfer.headers):
+            return None
+        head = b""
+        try:
+            for chunk in transfer.chunks():
+                head += chunk
+                if len(head) >= SCAN_CHARS:
+                    break
+        except TransferError:
+            pass  # what arrived is enough to decide, and the answer is an error either way
+        challenge = detect_challenge(transfer.status_code, transfer.headers, head.decode("utf-8", "replace"))
+        if challenge is not None:
+            transfer.close()
+            held.release()
+        return challenge
 
     def close(self) -> None:
         """Nothing to free: the client and its connections stay for the source's next job."""
@@ -314,7 +357,9 @@ class SourceHttp:
 
     def _with_cookie(self, url: str, headers: dict[str, str] | None) -> dict[str, str]:
         cookie = self.cookies.header_for(url)
-        return {**(headers or {}), **({"Cookie": cookie} if cookie else {})}
+        # A challenge's clearance cookie is bound to the User-Agent it was issued to: send that one with it.
+        agent = self.challenges.user_agent
+        return {**({"User-Agent": agent} if agent else {}), **(headers or {}), **({"Cookie": cookie} if cookie else {})}
 
     def _answered(self, answer: _A, url: str, set_cookies: list[str]) -> _A:
         """Keep what the answer set, and let the gate see it (a 429 cools the source down) before anyone reads it."""

@@ -51,7 +51,7 @@ MADARA: dict[str, Any] = {
     "alt_titles_separator": r"\s*[,;]\s*",
     "description": (
         "div.description-summary div.summary__content, div.summary_content div.post-content_item > h5 + div, "
-        "div.summary_content div.manga-excerpt"
+        "div.summary_content div.manga-excerpt, div.c-page__content div.summary__content"
     ),
     "authors": "div.author-content > a, div.manga-authors > a",
     # The headed row first; then any row's value that names a status, whatever the heading's language.
@@ -81,7 +81,8 @@ MADARA: dict[str, Any] = {
     "chapter_list_body": {"action": "manga_get_chapters", "manga": "{id}"},
     "chapter_list_fallback_url": "{manga_url}/ajax/chapters/",
     "chapter_list_fallback_method": "POST",
-    "page_image": "div.page-break img, li.blocks-gallery-item img",
+    # Some sites print the images straight into div.reading-content, without the page-break wrappers.
+    "page_image": "div.page-break img, li.blocks-gallery-item img, div.reading-content img.wp-manga-chapter-img",
     "image_attrs": _MADARA_IMAGE_ATTRS,
     "image_referer": "chapter",
 }

@@ -31,6 +31,12 @@ _MAX_REDIRECTS = 5
 _READY_POLL_MS = 100
 
 
+def chrome_user_agent(version: str) -> str:
+    """What Chrome of `version` on Linux sends (reduced, as Chrome sends it since 101: MAJOR.0.0.0)."""
+    major = version.split(".")[0] or "0"
+    return f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.0.0 Safari/537.36"
+
+
 @dataclass(frozen=True)
 class RenderedPage:
     url: str  # final URL after (guarded) redirects
@@ -52,7 +58,9 @@ class Tab:
 
     def __init__(self, browser: Browser, timeout_secs: float) -> None:
         self.browser = browser
-        self.context = browser.new_context()
+        # An ordinary Chrome's User-Agent, not "HeadlessChrome": sites (and their challenges) answer it as
+        # they answer readers, and a clearance cookie issued to it is sent with it by the plain transports.
+        self.context = browser.new_context(user_agent=chrome_user_agent(browser.version))
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
         self.page.set_default_timeout(timeout_secs * 1000)

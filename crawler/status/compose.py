@@ -15,7 +15,7 @@ from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
-from crawler import state_store
+from crawler import clearance_store, state_store
 from crawler.passes import disk_guard
 from crawler.sources import limiter
 from crawler.status.publish import HEARTBEAT_SECS
@@ -139,6 +139,8 @@ def compose_status(now: datetime | None = None, *, counts: dict[str, dict[str, i
         "circuit": {"open": bool(circuit_until), "open_until": max(circuit_until) if circuit_until else None},
         # Sources told to come back later (429/503 Retry-After): no worker requests them until `until`.
         "cooling_down": limiter.cooling_status(now),
+        # JavaScript challenges per source: passes, the last one (when, browser or solver), cookie expiry, failure.
+        "challenges": clearance_store.challenge_status(now),
         "last_pass": state_store.latest_pass_summary(),
         # Page downloads paused for want of disk space (CRAWLER_MIN_FREE_DISK), and the space left.
         "storage": storage_status(live),

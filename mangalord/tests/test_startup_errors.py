@@ -45,6 +45,13 @@ def manage(tmp_path, *args: str, cwd: str = REPO_ROOT, **env: str) -> subprocess
             "postgres://me:hunter2@/",
             "DATABASE_URL='postgres://me:***@/': must be a database URL such as postgres://user:password@host:5432/name",
         ),
+        (
+            "CRAWLER_CHALLENGE_SOLVER_URL",
+            "flaresolverr:8191",
+            "CRAWLER_CHALLENGE_SOLVER_URL='flaresolverr:8191': must be an http(s) URL of a FlareSolverr endpoint, "
+            "like http://flaresolverr:8191/v1 (or empty)",
+        ),
+        ("CRAWLER_CHALLENGE_WAIT_SECS", "0", "CRAWLER_CHALLENGE_WAIT_SECS='0': must be a positive integer"),
         ("ALLOWED_HOSTS", "", None),  # a valid (empty) list: no error
     ],
 )

@@ -158,6 +158,17 @@
     (status.session_expired || []).forEach(function (source) {
       flags.push(["cd-pill-bad", "Session expired: " + source]);
     });
+    (status.challenges || []).forEach(function (c) {
+      var text = "Challenge " + c.source_id + ": " + c.passes + " pass" + (c.passes === 1 ? "" : "es");
+      if (c.last_pass_at) {
+        text += ", last " + when(c.last_pass_at) + " via the " + c.via + ", cookie " +
+          (c.valid ? (c.expires_at ? "until " + when(c.expires_at) : "until the next challenge") : "expired");
+      }
+      if (c.pass_in_flight) text += ", passing now";
+      var failedLast = c.last_failure && (!c.last_pass_at || c.last_failure_at > c.last_pass_at);
+      if (failedLast) text += "; last failure " + when(c.last_failure_at) + ": " + c.last_failure;
+      flags.push([failedLast ? "cd-pill-bad" : "cd-pill-info", text]);
+    });
     (status.cooling_down || []).forEach(function (cooling) {
       flags.push(["cd-pill-wait", "Cooling down: " + cooling.source_id + " until " + when(cooling.until)]);
     });

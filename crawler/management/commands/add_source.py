@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from crawler.control import sites
 from crawler.errors import CrawlerError
+from crawler.management.commands._passes import shared_browser
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
 from crawler.sources.presets import PRESETS
@@ -71,11 +72,26 @@ class Command(BaseCommand):
         overrides = dict(parse_assignment(a) for a in options["assignments"])
         preset = options["preset"]
         settings: dict[str, Any] = {"preset": preset} if preset else {}
-        base_url = url
-        if preset is None:
-            probe = self._detect(url, manual=bool(overrides))
-            base_url, name, settings = probe.base_url, name or probe.title, probe.source_settings()
-        settings.update(overrides)
+        # One browser for the probe and the dry run: it launches only if a JavaScript challenge (or
+        # requires_browser) needs it, and the challenge passed while probing is the new source's.
+        with shared_browser() as browser:
+            base_url, clearance = url, None
+            if preset is None:
+                probe = self._detect(url, manual=bool(overrides), browser=browser)
+                base_url, name, settings = probe.base_url, name or probe.title, probe.source_settings()
+                clearance = probe.clearance
+            self._add(name, base_url, {**settings, **overrides}, options, browser=browser, clearance=clearance)
+
+    def _add(
+        self,
+        name: str | None,
+        base_url: str,
+        settings: dict[str, Any],
+        options: dict[str, Any],
+        *,
+        browser: Any,
+        clearance: Any,
+    ) -> None:
         try:
             row = sites.new_source(
                 name=name or "", base_url=base_url, settings=settings, source_id=options["source_id"]
@@ -84,7 +100,14 @@ class Command(BaseCommand):
         except (sites.SiteRefused, CrawlerError) as exc:
             raise CommandError(str(exc)) from exc
         try:
-            added = sites.add_site(actor=None, row=row, check=not options["no_dry_run"], crawl_now=options["crawl_now"])
+            added = sites.add_site(
+                actor=None,
+                row=row,
+                check=not options["no_dry_run"],
+                crawl_now=options["crawl_now"],
+                browser=browser,
+                clearance=clearance,
+            )
         except CrawlerError as exc:
             raise CommandError(f"dry run failed, source not added: {exc}") from exc
         if added.dry_run is not None:
@@ -98,16 +121,21 @@ class Command(BaseCommand):
         else:
             self.stdout.write(sites.first_crawl_note(row.id))
 
-    def _detect(self, url: str, *, manual: bool) -> SiteProbe:
-        """What the site itself says (base URL, preset, settings, title); CommandError when it names no theme."""
+    def _detect(self, url: str, *, manual: bool, browser: Any) -> SiteProbe:
+        """What the site itself says (base URL, preset, settings, title, challenge pass); CommandError when it
+        names no theme."""
         try:
-            probe = probe_site(url)
+            probe = probe_site(url, browser=browser)
         except SiteUnreadable as exc:
             raise CommandError(f"cannot read {url}: {exc}") from exc
         message = probe.detection.explain(probe.base_url)
         if probe.detection.preset is None and not manual:
             raise CommandError(f"{message} Then: add_source {url} --preset NAME")
         self.stdout.write(message if probe.detection.preset else f"{message} Using the --set keys alone.")
+        if probe.clearance is not None:
+            self.stdout.write(
+                f"Passed the site's JavaScript challenge (via the {probe.clearance.via}); the new source keeps the pass."
+            )
         for finding in probe.findings:
             self.stdout.write(f"  found: {finding}")
         if probe.settings:
