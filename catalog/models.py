@@ -148,8 +148,9 @@ class Chapter(models.Model):
     manga = models.ForeignKey(Manga, on_delete=models.CASCADE, related_name="chapters")
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="chapters")
     source_chapter_key = models.CharField(max_length=300)
-    # An extra's number counts extras only ("Side Story 19" is extra 19, apart from chapter 19).
-    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.CHAPTER)
+    # An extra's number counts extras only ("Side Story 19" is extra 19, apart from chapter 19). The database
+    # default too: bulk SQL that predates kinds (bench/bigsite/seed.py's INSERT ... SELECT) still inserts rows.
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.CHAPTER, db_default=Kind.CHAPTER)
     volume = models.PositiveIntegerField(null=True, blank=True)
     number = models.DecimalField(max_digits=10, decimal_places=2)
     title = models.CharField(max_length=500, blank=True)

@@ -39,7 +39,10 @@ class Migration(migrations.Migration):
             model_name="chapter",
             name="kind",
             field=models.CharField(
-                choices=[("chapter", "Chapter"), ("extra", "Extra")], default="chapter", max_length=8
+                choices=[("chapter", "Chapter"), ("extra", "Extra")],
+                default="chapter",
+                db_default="chapter",
+                max_length=8,
             ),
         ),
         migrations.AddField(

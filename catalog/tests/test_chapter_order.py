@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
 from decimal import Decimal
 
 import pytest
+from django.db import connection
 
 from catalog import chapter_numbers
 from catalog.chapter_order import READING_ORDER, before, reading_key
@@ -61,3 +63,17 @@ def test_the_admin_shows_chapters_as_readers_do_and_filters_by_kind(client, staf
     assert "Chapter 1: Start" in page and "Side Story 1" in page and "Chapter 1: Side Story 1" not in page
     extras = client.get("/admin/catalog/chapter/?kind__exact=extra").content.decode()
     assert "Side Story 1" in extras and "Chapter 1: Start" not in extras
+
+
+def test_rows_inserted_by_sql_that_names_no_kind_are_main_chapters():
+    """bench/bigsite/seed.py seeds chapters with INSERT ... SELECT and no kind column: the database fills it."""
+    source = Source.objects.create(id="s", name="S", base_url="https://example.com")
+    manga = Manga.objects.create(title="Harbour")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO catalog_chapter (id, manga_id, source_id, source_chapter_key, number, title, url, "
+            "sync_state, page_count, created_at, updated_at) "
+            "VALUES (%s, %s, %s, 'k', 1, '', '', 'new', 0, now(), now())",
+            [uuid.uuid4(), manga.id, source.id],
+        )
+    assert Chapter.objects.values_list("kind", "volume").get() == ("chapter", None)
