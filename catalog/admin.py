@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from catalog.chapter_names import display_title
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
 from catalog.paginators import CappedCountPaginator
 
@@ -108,10 +109,15 @@ class MangaSourceAdmin(admin.ModelAdmin):
 
 @admin.register(Chapter)
 class ChapterAdmin(BigTableAdmin):
-    list_display = ("manga", "number", "title", "sync_state", "page_count", "dropped_at")
-    list_filter = ("sync_state", "source")
+    list_display = ("manga", "shown_as", "kind", "volume", "number", "sync_state", "page_count", "dropped_at")
+    list_filter = ("kind", "sync_state", "source")
     search_fields = ("manga__title", "title", "source_chapter_key")
     raw_id_fields = ("manga",)
+
+    @admin.display(description="Shown as", ordering="title")
+    def shown_as(self, chapter: Chapter) -> str:
+        """What every reader shows ("Chapter 12: The Gate", "Side Story 3"), not the bare stored fields."""
+        return display_title(chapter.number, chapter.title, chapter.kind, chapter.volume)
 
 
 @admin.register(Page)

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import ExpressionWrapper, F, Q
 
+from catalog import chapter_numbers
 from catalog.source_settings import SourceSettingsError, validate_settings
 
 
@@ -137,10 +138,20 @@ class Chapter(models.Model):
         DONE = "done"
         FAILED = "failed"
 
+    class Kind(models.TextChoices):
+        """Main story or an extra (side story, special, notice...): catalog.chapter_numbers tells them apart."""
+
+        CHAPTER = chapter_numbers.CHAPTER, "Chapter"
+        EXTRA = chapter_numbers.EXTRA, "Extra"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     manga = models.ForeignKey(Manga, on_delete=models.CASCADE, related_name="chapters")
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="chapters")
     source_chapter_key = models.CharField(max_length=300)
+    # An extra's number counts extras only ("Side Story 19" is extra 19, apart from chapter 19). The database
+    # default too: bulk SQL that predates kinds (bench/bigsite/seed.py's INSERT ... SELECT) still inserts rows.
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.CHAPTER, db_default=Kind.CHAPTER)
+    volume = models.PositiveIntegerField(null=True, blank=True)
     number = models.DecimalField(max_digits=10, decimal_places=2)
     title = models.CharField(max_length=500, blank=True)
     url = models.URLField(max_length=1000, blank=True)
@@ -158,6 +169,17 @@ class Chapter(models.Model):
         ]
         indexes = [
             models.Index(fields=["manga", "number"], name="chapter_manga_number_idx"),
+            # A manga's chapters in reading order (catalog.chapter_order.READING_ORDER): the manga page's
+            # chapter list, the readers' next/previous and "which page shows this chapter" walk it.
+            models.Index(
+                F("manga"),
+                F("kind"),
+                F("volume").asc(nulls_last=True),
+                F("number"),
+                F("created_at"),
+                F("id"),
+                name="chapter_reading_order_idx",
+            ),
             # The admin's chapter list sorts by Meta.ordering: a page is an index walk, not a sort of every chapter.
             models.Index(fields=["number", "created_at"], name="chapter_ordering_idx"),
             # The dashboard's chapters per source and download state (crawler.status.source_stats): index-only.
@@ -165,7 +187,7 @@ class Chapter(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.manga_id} #{self.number}"
+        return f"{self.manga_id} {self.kind} #{self.number}"
 
 
 class Page(models.Model):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal
 from xml.etree import ElementTree as ET
 
 import zipstream.ng
@@ -25,7 +24,7 @@ from zipstream import ZIP_STORED, ZipStream
 
 from catalog.models import Chapter, Manga, Page
 from catalog.text import clean_text
-from reader.naming import chapter_label, chapter_title
+from reader.naming import book_number, chapter_title
 from reader.source_settings import language, reading_direction
 
 READ_BLOCK = 256 * 1024
@@ -60,7 +59,7 @@ class PageInfo:
 def comic_info(
     *,
     series: str,
-    number: Decimal,
+    number: str,
     title: str,
     summary: str,
     writers: list[str],
@@ -69,11 +68,16 @@ def comic_info(
     language_iso: str,
     right_to_left: bool,
     pages: list[PageInfo],
+    volume: int | None = None,
+    special: bool = False,
 ) -> bytes:
     """ComicInfo.xml (schema v2.0). Element order is the schema's xs:sequence order; it is validated in tests.
 
     v2.0 has no <Tags> element (it arrives in the v2.1 draft), so our tags go
-    to <Genre>, the v2.0 field Komga and Kavita read them from.
+    to <Genre>, the v2.0 field Komga and Kavita read them from. An extra is
+    <Format>Special</Format> (Kavita files it under the series' specials) and
+    its <Number> is its label ("Side Story 19"), which no importer reads as a
+    main chapter's number.
     """
     root = ET.Element(
         "ComicInfo",
@@ -87,13 +91,15 @@ def comic_info(
 
     add("Title", title)
     add("Series", series)
-    add("Number", chapter_label(number))
+    add("Number", number)
+    add("Volume", str(volume) if volume is not None else "")
     add("Summary", summary)
     add("Writer", ", ".join(writers))
     add("Genre", ", ".join(genres))
     add("Web", web)
     add("PageCount", str(len(pages)))
     add("LanguageISO", language_iso)
+    add("Format", "Special" if special else "")
     add("Manga", "YesAndRightToLeft" if right_to_left else "Yes")
     listing = ET.SubElement(root, "Pages")
     for index, page in enumerate(pages):
@@ -129,8 +135,10 @@ def chapter_comic_info(chapter: Chapter, manga: Manga, pages: list[Page]) -> byt
     link = manga.sources.filter(source_id=chapter.source_id).only("url").first()
     return comic_info(
         series=manga.title,
-        number=chapter.number,
-        title=chapter_title(chapter.number, chapter.title),
+        number=book_number(chapter),
+        volume=chapter.volume,
+        special=chapter.kind != Chapter.Kind.CHAPTER,
+        title=chapter_title(chapter),
         summary=manga.description,
         writers=list(manga.authors),
         genres=sorted(t.name for t in manga.tags.all()),

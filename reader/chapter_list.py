@@ -1,8 +1,9 @@
 """A manga page's chapter list, a bounded page at a time: a 2,000-chapter manga costs what a 50-chapter one does.
 
-Rows are in reading order (number, then arrival, then id so equal keys never
-swap between pages); the page a chapter sits on is counted from that order, so
-a read mark sends the reader back to the page it was made on.
+Rows are in reading order (catalog.chapter_order: main chapters by volume and
+number, extras after them, then arrival and id so equal keys never swap between
+pages); the page a chapter sits on is counted from that order, so a read mark
+sends the reader back to the page it was made on.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from catalog.chapter_order import READING_ORDER, before
 from catalog.models import Chapter, Manga, Page
 from reader.library import Paged, paged
 from reader.models import ReadProgress
 from reader.progress import stored_pages
 
 CHAPTERS_PER_PAGE = 100
-CHAPTER_ORDER = ("number", "created_at", "id")
 
 
 def live_chapters(manga: Manga | Any) -> QuerySet[Chapter]:
@@ -26,17 +27,12 @@ def live_chapters(manga: Manga | Any) -> QuerySet[Chapter]:
 
 def chapter_page(manga: Manga, page: int, size: int = CHAPTERS_PER_PAGE) -> Paged[Chapter]:
     """Page `page`'s chapters in reading order, each with `stored_pages`."""
-    return paged(live_chapters(manga).annotate(stored_pages=stored_pages()).order_by(*CHAPTER_ORDER), page, size)
+    return paged(live_chapters(manga).annotate(stored_pages=stored_pages()).order_by(*READING_ORDER), page, size)
 
 
 def page_of(chapter: Chapter, size: int = CHAPTERS_PER_PAGE) -> int:
     """The 1-based page of its manga's chapter list that shows `chapter`."""
-    before = live_chapters(chapter.manga_id).filter(
-        Q(number__lt=chapter.number)
-        | Q(number=chapter.number, created_at__lt=chapter.created_at)
-        | Q(number=chapter.number, created_at=chapter.created_at, id__lt=chapter.id)
-    )
-    return before.count() // size + 1
+    return live_chapters(chapter.manga_id).filter(before(chapter)).count() // size + 1
 
 
 def chapter_counts(user: Any, manga: Manga) -> dict[str, int]:

@@ -26,7 +26,7 @@ def chapter_cbz(request: HttpRequest, chapter_id: str) -> HttpResponse:
         dropped_at__isnull=True,
     )
     archive = chapter_zip(chapter)
-    name = cbz_filename(chapter.manga.title, chapter.number, chapter.title)
+    name = cbz_filename(chapter.manga.title, chapter.number, chapter.title, kind=chapter.kind, volume=chapter.volume)
     body = archive if request.method == "HEAD" else recording_binary_digest(archive, chapter)
     response = StreamingHttpResponse(streamed(request, body), content_type=CBZ_TYPE)
     if archive.sized:

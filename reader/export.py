@@ -28,6 +28,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from catalog.chapter_order import READING_ORDER
 from catalog.models import Chapter, Manga
 from reader.cbz import chapter_zip
 from reader.naming import MAX_BYTES, cbz_filename, safe_filename
@@ -84,10 +85,17 @@ def series_folders() -> dict[Any, str]:
 
 def chapter_files(manga_id: Any, series: str) -> dict[Any, str]:
     """The file name of every exportable chapter of one manga."""
-    chapters = _exportable().filter(manga_id=manga_id).values_list("id", "number", "title", "created_at")
-    numbers = {i: (n, t) for i, n, t, _ in chapters}
-    rows = [Named(i, "", c) for i, _, _, c in chapters]
-    return unique_names(rows, lambda row, tag: cbz_filename(series, *numbers[row.id], tag=tag))
+    chapters = (
+        _exportable().filter(manga_id=manga_id).values_list("id", "number", "title", "kind", "volume", "created_at")
+    )
+    names = {i: (n, t, k, v) for i, n, t, k, v, _ in chapters}
+    rows = [Named(i, "", c) for i, *_, c in chapters]
+
+    def name(row: Named, tag: str) -> str:
+        number, title, kind, volume = names[row.id]
+        return cbz_filename(series, number, title, tag=tag, kind=kind, volume=volume)
+
+    return unique_names(rows, name)
 
 
 def _exportable() -> QuerySet[Chapter]:
@@ -106,7 +114,7 @@ def chapters_to_export(manga_ids: Iterable[str] = (), since: datetime | None = N
     return (
         chapters.select_related("manga", "source")
         .prefetch_related("manga__tags")
-        .order_by("manga__title", "manga_id", "number")
+        .order_by("manga__title", "manga_id", *READING_ORDER)
     )
 
 

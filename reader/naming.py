@@ -11,11 +11,21 @@ from __future__ import annotations
 import re
 import unicodedata
 from decimal import Decimal
+from typing import Any, Protocol
 
-from catalog.chapter_names import chapter_label, display_title
+from catalog.chapter_names import chapter_label, display_title, extra_label
+from catalog.chapter_numbers import CHAPTER
 from catalog.text import BIDI_CONTROLS
 
-__all__ = ["cbz_filename", "chapter_label", "chapter_title", "fit_bytes", "padded_label", "safe_filename"]
+__all__ = [
+    "book_number",
+    "cbz_filename",
+    "chapter_label",
+    "chapter_title",
+    "fit_bytes",
+    "padded_label",
+    "safe_filename",
+]
 
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
 _BIDI = re.compile(f"[{BIDI_CONTROLS}]")
@@ -25,8 +35,22 @@ MAX_NAME = 120  # characters of a series or chapter name; the whole file name st
 MAX_BYTES = 255
 
 
-def chapter_title(number: Decimal, title: str) -> str:
-    return display_title(number, title)
+class Named(Protocol):
+    kind: str
+    volume: int | None
+    number: Decimal
+    title: str
+
+
+def chapter_title(chapter: Named | Any) -> str:
+    """What every reader shows for a chapter: "Chapter 12: The Gate", "Vol. 2 Chapter 1", "Side Story 19"."""
+    return display_title(chapter.number, chapter.title, chapter.kind, chapter.volume)
+
+
+def book_number(chapter: Named | Any) -> str:
+    """The number a book shows (Komga's `metadata.number`, ComicInfo's <Number>): "12", "10.5", or an extra's
+    label ("Side Story 19", "Special"), which no reader mistakes for, or sorts among, the main chapters' numbers."""
+    return chapter_label(chapter.number) if chapter.kind == CHAPTER else extra_label(chapter.title)
 
 
 def padded_label(number: Decimal) -> str:
@@ -54,10 +78,19 @@ def safe_filename(name: str, *, max_bytes: int = MAX_BYTES) -> str:
     return cleaned or "Untitled"
 
 
-def cbz_filename(series: str, number: Decimal, title: str = "", *, tag: str = "") -> str:
-    """`<Series> - c012 - <title> [tag].cbz` within 255 bytes: the title gives way first, then the series."""
-    tail = f" - c{padded_label(number)}"
+def cbz_filename(
+    series: str, number: Decimal, title: str = "", *, tag: str = "", kind: str = CHAPTER, volume: int | None = None
+) -> str:
+    """`<Series> - c012 - <title> [tag].cbz` within 255 bytes: the title gives way first, then the series.
+
+    A volume leads the chapter (`v02 c001`); an extra is `SP019 - Side Story 19`, the special marker Kavita
+    reads, and sorts after every `c...` file of its series.
+    """
+    volume_part = f"v{volume:02d} " if volume is not None else ""
+    marker = "c" if kind == CHAPTER else "SP"
+    tail = f" - {volume_part}{marker}{padded_label(number)}"
     suffix = (f" [{tag}]" if tag else "") + ".cbz"
+    title = title.replace(": ", " - ")  # an extra's "Side Story 19: The Beach"; ':' is no file-name character
     name = safe_filename(title, max_bytes=MAX_BYTES) if title else ""
     series_name = safe_filename(series)
     room = MAX_BYTES - len((series_name + tail + suffix).encode("utf-8"))

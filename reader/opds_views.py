@@ -285,7 +285,7 @@ def _chapter_entry(
     )
     return Entry(
         id=f"urn:uuid:{chapter.id}",
-        title=chapter_title(chapter.number, chapter.title),
+        title=chapter_title(chapter),
         updated=chapter.updated_at,
         authors=list(manga.authors) or ["Unknown"],
         categories=tags,
@@ -302,7 +302,7 @@ def _chapter_entry(
 
 @opds_view
 def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
-    """Acquisition feed: one entry per readable chapter, in number order, paged."""
+    """Acquisition feed: one entry per readable chapter, in reading order (extras after the main chapters), paged."""
     manga = get_object_or_404(Manga.objects.prefetch_related("tags"), pk=manga_id)
     page = library.paged(with_stream_type(readable_chapters(manga).select_related("source")), page_param(request))
     progress = progress_by_chapter(request.user, [c.id for c in page.rows])

@@ -14,6 +14,8 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Su
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from catalog.chapter_numbers import CHAPTER
+from catalog.chapter_order import READING_ORDER, before
 from catalog.models import Chapter, Manga, Page
 from reader.models import ReadProgress
 
@@ -23,7 +25,7 @@ def readable_chapters(manga: Manga | Any) -> QuerySet[Chapter]:
     return (
         Chapter.objects.filter(manga=manga, dropped_at__isnull=True, sync_state=Chapter.SyncState.DONE)
         .annotate(stored_pages=stored_pages())
-        .order_by("number", "created_at")
+        .order_by(*READING_ORDER)
     )
 
 
@@ -91,11 +93,23 @@ def forget_progress(*, user: Any, chapter: Chapter) -> None:
 
 
 def mark_read_through(*, user: Any, manga: Manga, number: Decimal) -> int:
-    """Every readable chapter of `manga` numbered up to `number` completed, at its last page (Mihon's tracker).
+    """Every readable main chapter of `manga` numbered up to `number` completed, at its last page (Mihon's tracker).
 
-    Four queries whatever the chapter count; returns how many chapters it marked.
+    Extras are left alone: their numbers count extras, so side story 19 read never marks chapter 19, nor the
+    other way round. Four queries whatever the chapter count; returns how many chapters it marked.
     """
-    chapters = list(readable_chapters(manga).filter(number__lte=number))
+    return _complete(user, list(readable_chapters(manga).filter(kind=CHAPTER, number__lte=number)))
+
+
+def mark_read_through_chapter(*, user: Any, chapter: Chapter) -> int:
+    """`chapter` and every readable chapter of its kind before it in reading order completed (the web reader's
+    "read up to here"): main chapters up to a main chapter, extras up to an extra, never one for the other."""
+    earlier = readable_chapters(chapter.manga_id).filter(before(chapter), kind=chapter.kind)
+    return _complete(user, [*earlier, *readable_chapters(chapter.manga_id).filter(pk=chapter.pk)])
+
+
+def _complete(user: Any, chapters: list[Chapter]) -> int:
+    """Each of `chapters` (carrying `stored_pages`) completed at its last page; how many changed."""
     if not chapters:
         return 0
     existing = {row.chapter_id: row for row in ReadProgress.objects.filter(user=user, chapter__in=chapters)}

@@ -127,6 +127,8 @@ def continue_reading(user: Any, *, size: int = SHELF_SIZE) -> list[ContinueItem]
         .only(
             "last_page",
             "chapter__id",
+            "chapter__kind",
+            "chapter__volume",
             "chapter__number",
             "chapter__title",
             "chapter__page_count",
@@ -138,9 +140,7 @@ def continue_reading(user: Any, *, size: int = SHELF_SIZE) -> list[ContinueItem]
     for row in rows:
         manga = row.chapter.manga
         if manga.pk not in items and len(items) < size:
-            items[manga.pk] = ContinueItem(
-                manga, row.chapter, row.last_page, chapter_title(row.chapter.number, row.chapter.title)
-            )
+            items[manga.pk] = ContinueItem(manga, row.chapter, row.last_page, chapter_title(row.chapter))
     return list(items.values())
 
 

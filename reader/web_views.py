@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.views import library_page
 from catalog.bookmarks import create_bookmark
+from catalog.chapter_order import reading_key
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
 from reader import library as listings
 from reader import shelves
@@ -26,12 +27,12 @@ from reader.chapter_list import chapter_counts, chapter_page, page_of
 from reader.http import BadParameter, bad_request, get_or_head, page_param
 from reader.images import COPY_WIDTHS, parse_width
 from reader.library_query import SORTS, parse_library_query
-from reader.naming import chapter_label, chapter_title
+from reader.naming import chapter_title
 from reader.page_images import page_response
 from reader.progress import (
     continue_chapter,
     forget_progress,
-    mark_read_through,
+    mark_read_through_chapter,
     progress_by_chapter,
     readable_chapters,
     set_progress,
@@ -108,7 +109,7 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
     rows = [
         {
             "chapter": c,
-            "title": chapter_title(c.number, c.title),
+            "title": chapter_title(c),
             "readable": c.sync_state == Chapter.SyncState.DONE and c.stored_pages > 0,
             "progress": progress.get(c.id),
             "urls": {name: link(c.id) for name, link in links.items()},
@@ -128,9 +129,7 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
         ),
         "bookmarked": signed_in
         and Bookmark.objects.filter(user=request.user, manga=manga, chapter__isnull=True).exists(),
-        "resume": {"chapter": resume[0], "page": resume[1], "label": chapter_label(resume[0].number)}
-        if resume
-        else None,
+        "resume": {"chapter": resume[0], "page": resume[1], "title": chapter_title(resume[0])} if resume else None,
     }
     return render(request, "reader/manga.html", context)
 
@@ -160,9 +159,9 @@ def mark_chapter(request: HttpRequest, chapter_id: str) -> HttpResponse:
 @require_POST
 @login_required(login_url=LOGIN)
 def mark_read_up_to(request: HttpRequest, chapter_id: str) -> HttpResponse:
-    """Every readable chapter up to and including this one's number marked read."""
+    """This chapter and every readable one of its kind before it marked read (extras and main chapters apart)."""
     chapter = get_object_or_404(Chapter.objects.select_related("manga"), pk=chapter_id, dropped_at__isnull=True)
-    mark_read_through(user=request.user, manga=chapter.manga, number=chapter.number)
+    mark_read_through_chapter(user=request.user, chapter=chapter)
     return redirect(chapter_anchor(chapter))
 
 
@@ -212,10 +211,13 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
     if not pages:
         raise Http404("This chapter has no stored pages yet.")
     siblings = list(
-        readable_chapters(chapter.manga).filter(~Q(pk=chapter.pk)).only("id", "number", "title", "created_at")
+        readable_chapters(chapter.manga)
+        .filter(~Q(pk=chapter.pk))
+        .only("id", "kind", "volume", "number", "title", "created_at")
     )
-    before = [c for c in siblings if (c.number, c.created_at) < (chapter.number, chapter.created_at)]
-    after = [c for c in siblings if (c.number, c.created_at) > (chapter.number, chapter.created_at)]
+    here = reading_key(chapter)
+    before = [c for c in siblings if reading_key(c) < here]
+    after = [c for c in siblings if reading_key(c) > here]
     following = after[0] if after else None
     # The next chapter's first pages, fetched while this one's last pages are read.
     next_pages = (
@@ -224,7 +226,7 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
         else []
     )
     progress = progress_by_chapter(request.user, [chapter.id]).get(chapter.id)
-    title = chapter_title(chapter.number, chapter.title)
+    title = chapter_title(chapter)
     data = {
         "chapter": str(chapter.id),
         "manga": str(chapter.manga_id),
@@ -239,7 +241,7 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
         else "",
         "previousUrl": reverse("reader:chapter", args=[before[-1].id]) if before else "",
         "nextUrl": reverse("reader:chapter", args=[following.id]) if following else "",
-        "nextTitle": chapter_title(following.number, following.title) if following else "",
+        "nextTitle": chapter_title(following) if following else "",
         "nextPages": [_page_urls(p) for p in next_pages],
         "mangaUrl": reverse("reader:manga", args=[chapter.manga_id]),
         "pages": [_page_urls(p) for p in pages],

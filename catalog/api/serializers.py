@@ -38,17 +38,26 @@ class MangaListSerializer(serializers.ModelSerializer):
 
 class ChapterSummarySerializer(serializers.ModelSerializer):
     title = serializers.CharField(
-        read_only=True, help_text='The chapter\'s own name ("The Gate"), "" when it has none.'
+        read_only=True,
+        help_text='The chapter\'s own name ("The Gate"), "" when it has none; an extra\'s whole printed name.',
     )
     display_title = serializers.SerializerMethodField(
-        help_text='What readers show: "Chapter 12: The Gate", or "Chapter 12" when the chapter has no name.'
+        help_text='What readers show: "Chapter 12: The Gate", or "Chapter 12" when the chapter has no name; '
+        '"Vol. 2 Chapter 1" with a volume; an extra by its printed name, "Side Story 19: The Beach".'
     )
+    kind = serializers.CharField(
+        read_only=True,
+        help_text='"chapter" (the main story) or "extra" (side story, special, notice...): an extra\'s number '
+        "counts extras only, so extra 1 and chapter 1 are different chapters.",
+    )
+    volume = serializers.IntegerField(read_only=True, allow_null=True, help_text="The volume the site prints, if any.")
     dropped = serializers.SerializerMethodField(help_text="The source no longer lists this chapter.")
 
     class Meta:
         model = Chapter
         fields = (
-            "id", "number", "title", "display_title", "published_at", "sync_state", "page_count", "dropped",
+            "id", "kind", "volume", "number", "title", "display_title", "published_at", "sync_state", "page_count",
+            "dropped",
             "dropped_at",
         )  # fmt: skip
 
@@ -70,7 +79,7 @@ class ChapterSummarySerializer(serializers.ModelSerializer):
         return row
 
     def get_display_title(self, chapter: Chapter) -> str:
-        return display_title(chapter.number, chapter.title)
+        return display_title(chapter.number, chapter.title, chapter.kind, chapter.volume)
 
     def get_dropped(self, chapter: Chapter) -> bool:
         return chapter.dropped_at is not None

@@ -35,6 +35,7 @@ from catalog.api import serializers as s
 from catalog.api.inputs import BoundedJSONParser
 from catalog.api.pagination import Pagination, SearchPagination
 from catalog.bookmarks import create_bookmark
+from catalog.chapter_order import READING_ORDER
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
 from catalog.search import title_search
 from catalog.storage import open_stored
@@ -118,7 +119,9 @@ _image_responses = {
 
 
 # What a manga's chapter summaries read (the rest of a chapter row is left unloaded).
-CHAPTER_SUMMARY_COLUMNS = ("manga_id", "number", "title", "published_at", "sync_state", "page_count", "dropped_at")
+CHAPTER_SUMMARY_COLUMNS = (
+    "manga_id", "kind", "volume", "number", "title", "published_at", "sync_state", "page_count", "dropped_at",
+)  # fmt: skip
 
 
 @extend_schema_view(
@@ -134,7 +137,7 @@ class MangaViewSet(LibraryAccess, viewsets.ReadOnlyModelViewSet):
             params.is_valid(raise_exception=True)
             return manga_list(**params.validated_data)
         # The summary's columns only: a 2,000-chapter manga loads no keys, URLs or timestamps it does not show.
-        summary = Chapter.objects.only(*CHAPTER_SUMMARY_COLUMNS).order_by("number", "created_at")
+        summary = Chapter.objects.only(*CHAPTER_SUMMARY_COLUMNS).order_by(*READING_ORDER)
         chapters = Prefetch("chapters", queryset=summary)
         return Manga.objects.annotate(chapter_count=_chapter_count()).prefetch_related("tags", chapters)
 

@@ -83,3 +83,30 @@ def test_chapters_to_fetch_excludes_done_and_dropped(manga_with_chapters):
     assert [c.number for c in chapters_to_fetch(m, chapters["10"])] == [
         chapters[n].number for n in ("10", "10.5", "11")
     ]
+
+
+# (bookmarked chapter, chapters the hook wants): onward in reading order, extras after the whole story.
+FROM_CHAPTER = {
+    "a main chapter: the rest of the story, then every extra": ("v2c2", ["v2c2", "v-less 3", "ss1", "ss2"]),
+    "a volume's chapter: later volumes and chapters not yet in one": (
+        "v2c1",
+        ["v2c1", "v2c2", "v-less 3", "ss1", "ss2"],
+    ),
+    "an extra: the extras from it on, no main chapter": ("ss2", ["ss2"]),
+}
+
+
+@pytest.mark.parametrize(("bookmarked", "wanted"), FROM_CHAPTER.values(), ids=FROM_CHAPTER.keys())
+def test_a_chapter_bookmark_fetches_onward_in_reading_order_not_by_number(db, bookmarked, wanted):
+    src = f.source("demo")
+    m = f.manga("Harbour", src=src)
+    rows = {
+        "ss2": f.chapter(m, 2, src=src, kind="extra", title="Side Story 2"),
+        "v-less 3": f.chapter(m, 3, src=src),
+        "v1c1": f.chapter(m, 1, src=src, volume=1),
+        "v2c1": f.chapter(m, 1, src=src, volume=2),
+        "ss1": f.chapter(m, 1, src=src, kind="extra", title="Side Story 1"),
+        "v2c2": f.chapter(m, 2, src=src, volume=2),
+    }
+    names = {row.id: name for name, row in rows.items()}
+    assert [names[c.id] for c in chapters_to_fetch(m, rows[bookmarked])] == wanted

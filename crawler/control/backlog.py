@@ -18,6 +18,7 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from catalog.api.seek import order_of
+from catalog.chapter_names import short_label
 from catalog.models import Chapter, Manga, Page
 from catalog.search import title_contains
 from jobs.models import IN_FLIGHT_STATES, Job, JobState
@@ -118,7 +119,11 @@ def job_label(job: Job) -> str:
     if manga is None:
         return payload.get("source_id") or str(job.id)
     if job.chapter_id and job.chapter is not None:
-        return f"{manga.title} — chapter {job.chapter.number.normalize():f}"
+        return f"{manga.title} — {_chapter_label(job.chapter)}"
     if job.page_id and job.page is not None:
-        return f"{manga.title} — chapter {job.page.chapter.number.normalize():f} page {job.page.index}"
+        return f"{manga.title} — {_chapter_label(job.page.chapter)} page {job.page.index}"
     return manga.title
+
+
+def _chapter_label(chapter: Chapter) -> str:
+    return short_label(chapter.number, chapter.title, chapter.kind)

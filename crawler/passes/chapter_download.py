@@ -29,6 +29,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from catalog.chapter_names import short_label
 from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
 from catalog.storage import delete_stored, make_stored_durable, store_image_stream
@@ -69,7 +70,11 @@ def download_chapter(chapter: Chapter, source: SourceAdapter, *, status: StatusH
     """
     manga = chapter.manga
     with status.begin_chapter(
-        manga_id=manga.id, manga_title=manga.title, chapter_id=chapter.id, chapter_number=chapter.number
+        manga_id=manga.id,
+        manga_title=manga.title,
+        chapter_id=chapter.id,
+        chapter_number=chapter.number,
+        chapter_label=short_label(chapter.number, chapter.title, chapter.kind),
     ):
         _set_state(chapter, Chapter.SyncState.DOWNLOADING)
         try:
@@ -208,6 +213,8 @@ def _as_source_chapter(chapter: Chapter) -> SourceChapter:
         title=chapter.title,
         url=chapter.url,
         published_at=chapter.published_at,
+        kind=chapter.kind,
+        volume=chapter.volume,
     )
 
 

@@ -3,8 +3,9 @@
 `sync_chapters` diffs a manga's chapter list from the source against the
 database: new chapters are inserted and queued for download, vanished ones are
 soft-dropped (`dropped_at` set, files kept), ones that come back are revived.
-Content jobs go in ascending chapter number (10.5 between 10 and 11) so
-chapter 1 leaves the queue before chapter 2; the bookmark hook reuses
+Content jobs go in reading order (10.5 between 10 and 11, extras after the
+main chapters: catalog.chapter_order) so chapter 1 leaves the queue before
+chapter 2; the bookmark hook reuses
 `enqueue_chapter_content` for the same ordering.
 """
 
@@ -19,6 +20,7 @@ from django.db.models import Max
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from catalog.chapter_numbers import CHAPTER
 from catalog.models import Chapter, Manga, Source
 from crawler import download_policy
 from crawler.payloads import SyncChapterContent
@@ -56,9 +58,12 @@ def diff_chapters(existing: dict[str, bool], source_keys: Sequence[str]) -> Chap
     )
 
 
-def chapter_order(number: Decimal, key: str) -> tuple[Decimal, str]:
-    """Download order: ascending chapter number, the key breaking ties deterministically."""
-    return (number, key)
+def chapter_order(
+    number: Decimal, key: str, kind: str = CHAPTER, volume: int | None = None
+) -> tuple[str, bool, int, Decimal, str]:
+    """Download order: reading order (catalog.chapter_order: main chapters by volume and number, extras after),
+    the key breaking ties deterministically."""
+    return (kind, volume is None, volume or 0, number, key)
 
 
 def sync_chapters(manga: Manga, source_row: Source, source_chapters: Sequence[SourceChapter]) -> ChapterSyncResult:
@@ -110,7 +115,7 @@ def enqueue_chapter_content(chapters: Iterable[Chapter]) -> int:
     """
     todo = sorted(
         (c for c in chapters if c.sync_state != Chapter.SyncState.DONE and c.dropped_at is None),
-        key=lambda c: chapter_order(c.number, c.source_chapter_key),
+        key=lambda c: chapter_order(c.number, c.source_chapter_key, c.kind, c.volume),
     )
     if not todo:
         return 0
@@ -137,6 +142,8 @@ def _dedupe(chapters: Sequence[SourceChapter]) -> dict[str, SourceChapter]:
 
 def _fields_from_source(chapter: SourceChapter) -> dict[str, object]:
     return {
+        "kind": chapter.kind,
+        "volume": chapter.volume,
         "number": chapter.number,
         "title": chapter.title[: Chapter._meta.get_field("title").max_length],
         "url": chapter.url,
@@ -170,7 +177,7 @@ def _insert(manga: Manga, source_row: Source, chapters: list[SourceChapter]) -> 
 
 
 def _update_changed(stored: dict[str, Chapter], listed: dict[str, SourceChapter]) -> None:
-    """Follow the source when it renumbers, retitles or moves a chapter we already have."""
+    """Follow the source when it renumbers, retitles, reclassifies (chapter/extra, volume) or moves a chapter."""
     changed = []
     for key, row in stored.items():
         source = listed.get(key)
@@ -182,7 +189,7 @@ def _update_changed(stored: dict[str, Chapter], listed: dict[str, SourceChapter]
                 setattr(row, name, value)
             changed.append(row)
     if changed:
-        Chapter.objects.bulk_update(changed, ["number", "title", "url", "published_at"])
+        Chapter.objects.bulk_update(changed, ["kind", "volume", "number", "title", "url", "published_at"])
 
 
 def _refresh_latest_chapter_at(manga: Manga) -> None:

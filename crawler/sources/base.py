@@ -34,11 +34,15 @@ class MangaMetadata:
 
 @dataclass(frozen=True)
 class SourceChapter:
+    """A chapter as the source lists it; kind, volume and number follow catalog.chapter_numbers."""
+
     key: str
     number: Decimal
     title: str = ""
     url: str = ""
     published_at: dt.datetime | None = None
+    kind: str = "chapter"  # or "extra": side stories, specials, notices, numbered apart from the main story
+    volume: int | None = None
 
 
 @dataclass(frozen=True)

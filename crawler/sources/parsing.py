@@ -12,14 +12,14 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import chompjs
 from selectolax.parser import HTMLParser, Node
 
-from catalog.chapter_names import own_title
+from catalog.chapter_numbers import CHAPTER, ChapterName, classify, number_extras, with_pattern
 from crawler.errors import CrawlerError
 from crawler.sources import selectors
 from crawler.sources.base import MangaMetadata, SourceChapter, SourceMangaRef
@@ -205,10 +205,13 @@ class ChapterParse:
 def parse_chapter_items(
     html: str, base_url: str, config: HtmlSourceConfig, *, notes: ParseNotes | None = None
 ) -> ChapterParse:
-    """Chapters in ascending number and how many items matched; items without a link or number are dropped (logged)."""
-    number_pattern = re.compile(config.chapter_number_pattern or DEFAULT_NUMBER_PATTERN)
+    """Chapters in reading order and how many items matched; items without a link or number are dropped (logged)."""
+    # The generic reading (catalog.chapter_numbers) numbers chapters unless the site's config brings its own pattern.
+    number_pattern = None
+    if config.chapter_number_pattern and config.chapter_number_pattern != DEFAULT_NUMBER_PATTERN:
+        number_pattern = re.compile(config.chapter_number_pattern)
     title_spec = config.spec("chapter_title")
-    chapters: dict[str, SourceChapter] = {}
+    found: dict[str, tuple[ChapterName, str, dt.datetime | None]] = {}
     dropped = 0
     items = selectors.select(HTMLParser(html), config.chapter_item)
     for item in items:
@@ -218,20 +221,36 @@ def parse_chapter_items(
         text = (title_spec.first(item) if title_spec else "") or (selectors.read(link) if link else "")
         url = with_suffix(urljoin(base_url, href), config.chapter_url_suffix) if href else ""
         key = key_from_url(url, config.chapter_key_pattern, whole_path=True) if url else None
-        match = number_pattern.search(text)
-        try:
-            number = Decimal(match.group(1)) if match else None
-        except InvalidOperation:
-            number = None
-        if not key or number is None:
+        # "Chapter 12 - The Gate" -> chapter 12 "The Gate"; "Side Story 3" -> extra 3: readers add labels themselves.
+        name = classify(text)
+        if number_pattern is not None:
+            name = with_pattern(name, text, number_pattern)
+        if not key or (name.number is None and name.kind == CHAPTER):
             dropped += 1
             continue
-        published = _chapter_date(item, config, notes) if config.chapter_date else None
-        title = own_title(text, number)  # "Chapter 12 - The Gate" -> "The Gate": readers add the label themselves
-        chapters.setdefault(key, SourceChapter(key=key, number=number, title=title, url=url, published_at=published))
+        if key not in found:
+            found[key] = (name, url, _chapter_date(item, config, notes) if config.chapter_date else None)
     if dropped:
         logger.warning("manga detail %s: dropped %d chapter item(s) without a link or number", base_url, dropped)
-    return ChapterParse(tuple(sorted(chapters.values(), key=lambda c: (c.number, c.key))), len(items))
+    # Every extra has a number once numbered in its list; a main chapter without one was dropped above.
+    names = number_extras([name for name, _, _ in found.values()])
+    chapters = [
+        SourceChapter(
+            key=key,
+            number=name.number if name.number is not None else Decimal(0),
+            title=name.title,
+            url=url,
+            published_at=published,
+            kind=name.kind,
+            volume=name.volume,
+        )
+        for (key, (_, url, published)), name in zip(found.items(), names, strict=True)
+    ]
+    return ChapterParse(tuple(sorted(chapters, key=_reading_order)), len(items))
+
+
+def _reading_order(chapter: SourceChapter) -> tuple[object, ...]:
+    return (chapter.kind, chapter.volume is None, chapter.volume or 0, chapter.number, chapter.key)
 
 
 def parse_manga_metadata(html: str, base_url: str, config: HtmlSourceConfig) -> tuple[MangaMetadata, str]:

@@ -29,6 +29,7 @@ class ActiveChapter:
     chapter_number: str
     pages_done: int = 0
     pages_total: int | None = None
+    chapter_label: str = ""  # "chapter 12" or an extra's "Side Story 3": what the dashboard shows
 
 
 @dataclass(frozen=True)
@@ -114,11 +115,11 @@ class StatusHandle:
 
     @contextmanager
     def begin_chapter(
-        self, *, manga_id: Any, manga_title: str, chapter_id: Any, chapter_number: Any
+        self, *, manga_id: Any, manga_title: str, chapter_id: Any, chapter_number: Any, chapter_label: str = ""
     ) -> Iterator[ActiveChapter]:
         """Show a chapter as downloading until the block exits, however it exits."""
         key = str(chapter_id)
-        entry = ActiveChapter(str(manga_id), manga_title, key, str(chapter_number))
+        entry = ActiveChapter(str(manga_id), manga_title, key, str(chapter_number), chapter_label=chapter_label)
 
         def add() -> None:
             self._active[key] = entry

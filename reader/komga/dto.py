@@ -16,9 +16,9 @@ from typing import Any
 from catalog.models import Chapter, Manga, Page, Source
 from reader.cbz import page_name
 from reader.komga.params import STATUS_TO_KOMGA, Paging
-from reader.komga.queries import Book, media_status
+from reader.komga.queries import Book, media_status, number_sort
 from reader.models import ReadProgress
-from reader.naming import chapter_label, chapter_title
+from reader.naming import book_number, chapter_title
 
 WRITER = "writer"
 DIRECTIONS = {"rtl": "RIGHT_TO_LEFT", "ltr": "LEFT_TO_RIGHT"}
@@ -129,16 +129,16 @@ def book(item: Book, *, url: str) -> dict[str, Any]:
     """A BookDto. The chapter carries `stored_pages`, `stored_bytes` and its manga."""
     chapter: Chapter = item.chapter
     manga = chapter.manga
-    title = chapter_title(chapter.number, chapter.title)
+    title = chapter_title(chapter)
     size = int(chapter.stored_bytes or 0)
     metadata: dict[str, Any] = {
         "title": title,
         "titleLock": False,
         "summary": "",
         "summaryLock": False,
-        "number": chapter_label(chapter.number),
+        "number": book_number(chapter),
         "numberLock": False,
-        "numberSort": float(chapter.number),
+        "numberSort": number_sort(chapter, item.extra_position),
         "numberSortLock": False,
         "releaseDateLock": False,
         "authors": _authors(manga),

@@ -28,6 +28,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
+from catalog.chapter_numbers import CHAPTER, EXTRA
+from catalog.chapter_order import READING_ORDER, before
 from catalog.models import LATEST_CHAPTER_ORDER, Chapter, Manga, MangaSource, Page, Tag
 from catalog.search import title_matches, title_search
 from reader.komga import params
@@ -162,6 +164,27 @@ class Book:
     chapter: Chapter
     position: int  # 1-based place in the series, Komga's book "number"
     progress: ReadProgress | None
+    extra_position: int = 0  # 1-based place among the series' extras (0 for a main chapter)
+
+
+# Extras of one series told apart by number_sort (steps of 1/10,000 above -1); any more share the last step.
+EXTRAS_SORTED = 9_999
+
+
+def number_sort(chapter: Chapter, extra_position: int) -> float:
+    """Komga's `numberSort`: a main chapter's number; an extra's place in (-1, 0), in reading order.
+
+    Mihon's Komga source takes `numberSort` as the chapter number. Above -1
+    it keeps the value as given (at -1 and below it reads a number out of the
+    name instead, "Side Story 19" -> 19); below 0 the chapter counts as one
+    without a recognised number, which tracking skips: reading it sends no
+    `lastBookNumberSortRead`, and a tracker's count never marks it read. So
+    an extra never shares a number with a main chapter, and reading side
+    story 19 never marks chapter 19 read.
+    """
+    if chapter.kind == CHAPTER:
+        return float(chapter.number)
+    return -1 + min(extra_position, EXTRAS_SORTED) / (EXTRAS_SORTED + 1)
 
 
 def read_status(book: Book) -> str:
@@ -178,9 +201,10 @@ def series_books(user: Any, manga: Manga, wanted: BookFilter) -> list[Book]:
     """The series' live chapters as books, numbered by position, filtered and sorted as asked (three queries)."""
     if wanted.deleted is True:
         return []
-    chapters = list(book_rows().filter(manga=manga, dropped_at__isnull=True).order_by("number", "created_at", "id"))
+    chapters = list(book_rows().filter(manga=manga, dropped_at__isnull=True).order_by(*READING_ORDER))
     progress = progress_by_chapter(user, [c.id for c in chapters])
-    books = [Book(c, n, progress.get(c.id)) for n, c in enumerate(chapters, start=1)]
+    main = sum(1 for c in chapters if c.kind == CHAPTER)  # READING_ORDER puts every extra after them
+    books = [Book(c, n, progress.get(c.id), max(n - main, 0)) for n, c in enumerate(chapters, start=1)]
     if wanted.media_statuses:
         books = [b for b in books if media_status(b.chapter) in wanted.media_statuses]
     if wanted.read_statuses:
@@ -199,10 +223,8 @@ def one_book(user: Any, chapter_id: Any) -> Book | None:
     chapter = book_rows().filter(pk=chapter_id, dropped_at__isnull=True).first()
     if chapter is None:
         return None
-    before = Chapter.objects.filter(manga_id=chapter.manga_id, dropped_at__isnull=True).filter(
-        Q(number__lt=chapter.number)
-        | Q(number=chapter.number, created_at__lt=chapter.created_at)
-        | Q(number=chapter.number, created_at=chapter.created_at, id__lt=chapter.id)
-    )
+    earlier = Chapter.objects.filter(manga_id=chapter.manga_id, dropped_at__isnull=True).filter(before(chapter))
+    counts = earlier.aggregate(all=Count("pk"), extras=Count("pk", filter=Q(kind=EXTRA)))
     progress = ReadProgress.objects.filter(user_id=user.pk, chapter=chapter).first()
-    return Book(chapter, before.count() + 1, progress)
+    extra_position = counts["extras"] + 1 if chapter.kind == EXTRA else 0
+    return Book(chapter, counts["all"] + 1, progress, extra_position)

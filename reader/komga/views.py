@@ -207,11 +207,15 @@ class BookReadProgress(KomgaUserView):
 
 
 class TachiyomiProgress(KomgaUserView):
-    """Mihon's Komga tracker: read how far the user got in a series, or mark everything up to a chapter read."""
+    """Mihon's Komga tracker: read how far the user got in a series, or mark everything up to a chapter read.
+
+    A tracker counts the main story: extras (numbered apart, reader.komga.queries.number_sort) are neither
+    counted here nor marked by a PUT.
+    """
 
     def get(self, request: Request, series_id: str) -> Response:
         manga = _manga(series_id)
-        chapters = list(readable_chapters(manga).only("id", "number"))
+        chapters = list(readable_chapters(manga).filter(kind=Chapter.Kind.CHAPTER).only("id", "number"))
         rows = {r.chapter_id: r for r in ReadProgress.objects.filter(user=request.user, chapter__in=chapters)}
         completed = {i for i, c in enumerate(chapters) if c.id in rows and rows[c.id].completed}
         started = {i for i, c in enumerate(chapters) if c.id in rows and rows[c.id].last_page > 0}

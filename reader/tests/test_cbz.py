@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import zipfile
-from decimal import Decimal
 from urllib.parse import unquote
 
 import pytest
@@ -88,7 +87,9 @@ def test_left_to_right_source_says_manga_yes(client, alice, comicinfo_schema, db
 def test_comic_info_element_order_is_what_the_xsd_demands(comicinfo_schema):
     xml = comic_info(
         series="S",
-        number=Decimal("3"),
+        number="Side Story 3",
+        volume=2,
+        special=True,
         title="T",
         summary="",
         writers=[],

@@ -197,7 +197,7 @@
     list.replaceChildren();
     if (!chapters.length) list.appendChild(el("li", { className: "cd-muted", text: "No chapter downloading." }));
     chapters.forEach(function (c) {
-      var label = c.manga_title + " — chapter " + c.chapter_number;
+      var label = c.manga_title + " — " + (c.chapter_label || "chapter " + c.chapter_number);
       var pages = c.pages_total != null ? c.pages_done + " / " + c.pages_total + " pages" : c.pages_done + " pages";
       var bar = el("div", { className: "cd-progress cd-progress-small", role: "progressbar", "aria-label": label + " page progress", "aria-valuemin": "0", "aria-valuemax": "100" }, [el("div", { className: "cd-progress-fill" })]);
       setProgress(bar, c.pages_total ? c.pages_done / c.pages_total : null, pages);

@@ -56,6 +56,15 @@ def test_dead_jobs_label_sync_manga_rows_from_their_payload(client, library):
 
 
 @pytest.mark.sqlite_ok
+def test_an_extras_dead_job_is_labelled_by_the_extras_name_not_a_chapter_number(client, library):
+    side_story = f.chapter(library["berserk"], 3, src=library["src"], kind="extra", title="Side Story 3: Guts")
+    f.dead_content_job(side_story)
+    f.dead_analyze_job(f.page(side_story, 2))
+    labels = {r["label"] for r in rows(client.get(BASE + "dead-jobs/"))}
+    assert labels == {"Berserk — Side Story 3", "Berserk — Side Story 3 page 2"}
+
+
+@pytest.mark.sqlite_ok
 def test_job_whose_manga_row_is_gone_still_lists_with_a_fallback_label(client, library):
     job = f.dead_content_job(library["ch"])
     Manga.objects.all().delete()  # cascades to chapters; the job keeps its dangling ids

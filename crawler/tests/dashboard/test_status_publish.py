@@ -43,7 +43,9 @@ def test_publisher_owns_a_row_naming_this_process():
 def test_row_shows_active_chapter_with_live_page_count_and_clears_after():
     status = StatusHandle(worker_count=2)
     with StatusPublisher(status, role="crawl", kinds=[], debounce_secs=0.05) as publisher:
-        with status.begin_chapter(manga_id="m1", manga_title="Moon", chapter_id="c1", chapter_number=3):
+        with status.begin_chapter(
+            manga_id="m1", manga_title="Moon", chapter_id="c1", chapter_number=3, chapter_label="Side Story 3"
+        ):
             for done in range(1, 4):
                 status.set_chapter_pages("c1", done, 5)
             row = row_when(publisher, lambda r: r.active_chapters and r.active_chapters[0]["pages_done"] == 3)
@@ -54,6 +56,7 @@ def test_row_shows_active_chapter_with_live_page_count_and_clears_after():
                 "chapter_number": "3",
                 "pages_done": 3,
                 "pages_total": 5,
+                "chapter_label": "Side Story 3",
             }
         row_when(publisher, lambda r: r.active_chapters == [])
 

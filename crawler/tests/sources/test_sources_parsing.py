@@ -111,14 +111,20 @@ DETAIL_HTML = """
 """
 
 
-def test_detail_parsing_reads_metadata_and_sorts_chapters_by_number():
+def test_detail_parsing_reads_metadata_and_sorts_chapters_in_reading_order():
     config = HtmlSourceConfig.from_settings(demo_settings(), source_id="t")
     meta, cover_url = parse_manga_metadata(DETAIL_HTML, "https://m.test/manga/tide", config)
     chapters = parse_chapter_items(DETAIL_HTML, "https://m.test/manga/tide", config).chapters
     assert (meta.title, meta.alt_titles, meta.description) == ("The Tide", ("Shio",), "Waves.")
     assert (meta.authors, meta.status, meta.tags) == (("A. Author",), "completed", ("drama", "sea"))
     assert cover_url == "https://m.test/covers/tide.jpg"
-    assert [(c.key, c.number) for c in chapters] == [("c2", Decimal("2")), ("c3", Decimal("10.5"))]
+    # "Prologue" has no number but is an extra (catalog.chapter_numbers), after the main chapters; the
+    # item without a link is dropped.
+    assert [(c.key, c.kind, c.number, c.title) for c in chapters] == [
+        ("c2", "chapter", Decimal("2"), ""),
+        ("c3", "chapter", Decimal("10.5"), "Special"),
+        ("c1", "extra", Decimal("0.01"), "Prologue"),
+    ]
     assert chapters[1].published_at.isoformat() == "2024-05-01T10:00:00+00:00"
     assert chapters[1].url == "https://m.test/manga/tide/chapter/c3"
 
