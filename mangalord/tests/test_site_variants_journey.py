@@ -27,6 +27,7 @@ import pytest
 from django.test import Client
 
 from catalog.chapter_names import display_title
+from catalog.chapter_order import READING_ORDER
 from catalog.models import Chapter, Manga, Source
 from conftest import REPO_ROOT
 from reader.tests.conftest import assert_valid_opds
@@ -121,8 +122,8 @@ def read_in_every_reader(reader: Any, opds_schema: Any) -> dict[str, int]:
     komga_titles = {s["metadata"]["title"] for s in series.json()["content"]}
     for manga in Manga.objects.all():
         assert manga.title in library and manga.title in komga_titles
-        chapters = list(Chapter.objects.filter(manga=manga).order_by("number"))
-        labels = [display_title(c.number, c.title) for c in chapters]
+        chapters = list(Chapter.objects.filter(manga=manga).order_by(*READING_ORDER))
+        labels = [display_title(c.number, c.title, c.kind, c.volume) for c in chapters]
         page = web.get(f"/mangas/{manga.id}/").content.decode()
         positions = [page.find(label) for label in labels]
         assert -1 not in positions and positions == sorted(positions), (manga.title, labels)
