@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from crawler.errors import CrawlerError
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import SourceCookies, SourceHttp
+from crawler.sources.page_body import is_markup
 from crawler.sources.themes import ThemeDetection, detect_theme
 
 # Madara's archive, newest first: where its paging (pages or "load more") shows.
@@ -37,7 +38,10 @@ def site_root(url: str) -> str:
     text = url.strip()
     if "://" not in text:
         text = "https://" + text
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:  # `http://[::1`, `https://[zz]`: brackets that hold no IPv6 address
+        raise SiteUnreadable(f"{url!r} is not a URL: {exc}") from exc
     try:
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError as exc:
@@ -64,6 +68,8 @@ def probe_site(url: str) -> SiteProbe:
             home = http.request_page(base + "/")
         except CrawlerError as exc:
             raise SiteUnreadable(str(exc).replace(f"source {PROBE_ID!r}: ", "")) from exc
+        if not is_markup(home.content_type):  # nothing of a non-page answer is shown (its title included)
+            raise SiteUnreadable(f"{home.url} answered {home.content_type}, not an HTML page")
         detection = detect_theme(home.html)
         if detection.preset in ("madara", "madara-load-more"):
             try:
