@@ -56,12 +56,12 @@ def check_address(host: str, address: IPAddress) -> None:
 def check_literal(host: str) -> None:
     """Refuse a host that spells a refused IP address (or is a localhost name), without any lookup."""
     if is_localhost_name(host):
-        for _, address, _ in resolve(host, 0):
-            check_address(host, address)
+        for _, local, _ in resolve(host, 0):
+            check_address(host, local)
         return
-    address = ip_literal(host)
-    if address is not None:
-        check_address(host, address)
+    literal = ip_literal(host)
+    if literal is not None:
+        check_address(host, literal)
 
 
 def resolve(host: str, port: int) -> list[tuple[socket.AddressFamily, IPAddress, tuple]]:
@@ -134,7 +134,8 @@ def proxy_for(url: str) -> str | None:
     if not proxy:
         return None
     host = parts.hostname or ""
-    if "no" in proxies and urllib.request.proxy_bypass_environment(host, proxies):
+    # proxy_bypass_environment: the stdlib's no_proxy matching (absent from typeshed's stubs).
+    if "no" in proxies and urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
         return None
     return proxy
 
