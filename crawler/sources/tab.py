@@ -15,7 +15,10 @@ the navigation is fetched by Playwright's driver and subresources by
 Chromium, and each resolves the name again. A name whose answer changes
 between the two lookups (DNS rebinding with a zero TTL) can still reach an
 internal address through the browser; sources that need no browser are not
-exposed to this, and the browser never sees images.
+exposed to this, and the browser never sees images. And when a page's own
+frame or script navigates to a refused address, Chromium opens the TCP
+connection before it asks this handler, which then refuses the navigation:
+the connection carries no request (`test_browser_guard` pins both).
 
 A navigation is bounded like a plain page request: CRAWLER_PAGE_DEADLINE_SECS
 for each fetch, CRAWLER_MAX_PAGE_BYTES for the answer and for the markup the
