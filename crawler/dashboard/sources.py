@@ -170,5 +170,11 @@ def source_settings(request: HttpRequest, source_id: str) -> HttpResponse:
     else:
         form = SettingsForm(initial={"settings": json.dumps(source.settings, indent=2)})
     return _render(
-        request, "crawler/source_settings.html", f"Settings of {source.name}", source=source, form=form, error=error
+        request,
+        "crawler/source_settings.html",
+        f"Settings of {source.name}",
+        status=400 if error else 200,
+        source=source,
+        form=form,
+        error=error,
     )

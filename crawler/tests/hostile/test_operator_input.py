@@ -55,6 +55,20 @@ def test_an_image_host_inside_is_refused_when_the_settings_are_validated(no_outb
         HtmlSourceConfig.from_settings({"preset": "madara", "image_hosts": [entry]}, source_id="s")
 
 
+def test_the_settings_page_refuses_an_inside_image_host_with_a_400_and_keeps_the_settings(
+    operator_client, no_outbound_allowance
+):
+    from catalog.models import Source
+
+    Source.objects.create(id="site", name="Site", kind=Source.Kind.HTML, base_url="https://example.com",
+                          settings={"preset": "madara"})  # fmt: skip
+    settings_json = '{"preset": "madara", "image_hosts": ["169.254.169.254"]}'
+    response = operator_client.post("/admin/crawler/sources/site/settings/", {"settings": settings_json})
+    assert response.status_code == 400
+    assert "image_hosts entry &#x27;169.254.169.254&#x27; is refused" in response.content.decode()
+    assert Source.objects.get(id="site").settings == {"preset": "madara"}
+
+
 def test_an_image_host_the_allowance_names_is_accepted(settings):
     settings.OUTBOUND_ALLOWED_NETWORKS = parse_networks("10.0.0.0/8")
     assert parse_host_rule("10.0.0.5:8080").host == "10.0.0.5"
