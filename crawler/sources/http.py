@@ -266,7 +266,7 @@ class SourceHttp:
         media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
         return FetchedPage(final_url, response.status_code, decode_text(body, response.charset_encoding), media_type)
 
-    def _read_body(self, response: httpx.Response) -> bytes:
+    def _read_body(self, response: httpx.Response) -> bytearray:
         cap = int(settings.CRAWLER_MAX_PAGE_BYTES)
         url = str(response.url)
         try:

@@ -54,6 +54,10 @@ class _Inflater:
     def pending(self) -> bool:
         return bool(self._z.unconsumed_tail)
 
+    def finished(self) -> bool:
+        """The stream reached its end (or there was none: an empty body, as a 204 or a HEAD answer has)."""
+        return self._z.eof or self._first
+
     def more(self, room: int) -> bytes:
         return self._z.decompress(self._z.unconsumed_tail, room)
 
@@ -63,24 +67,25 @@ def declared_length(headers: Mapping[str, str]) -> int | None:
     return int(value) if value.isascii() and value.isdigit() else None
 
 
-def read_capped(raw_chunks: Iterable[bytes], *, content_encoding: str, cap: int) -> bytes:
+def read_capped(raw_chunks: Iterable[bytes], *, content_encoding: str, cap: int) -> bytearray:
     """The decoded body, at most `cap` bytes; BodyTooLarge as soon as it would pass it."""
     coding = content_encoding.strip().lower()
     inflater = None if coding in _IDENTITY else _Inflater(coding)
     if inflater is not None and coding not in ("gzip", "x-gzip", "deflate"):
         raise UnaskedEncoding(f"the answer is {coding}-encoded, which was not asked for ({ACCEPT_ENCODING})")
-    parts: list[bytes] = []
-    size = 0
+    body = bytearray()  # grown in place: the page is held once, not once in pieces and again joined
     for chunk in raw_chunks:
-        pieces = [chunk] if inflater is None else [inflater.feed(chunk, cap - size + 1)]
-        while inflater is not None and inflater.pending() and size + sum(map(len, pieces)) <= cap:
-            pieces.append(inflater.more(cap - size - sum(map(len, pieces)) + 1))
-        for piece in pieces:
-            size += len(piece)
-            if size > cap:
+        piece = chunk if inflater is None else inflater.feed(chunk, cap - len(body) + 1)
+        while True:
+            if len(body) + len(piece) > cap:
                 raise BodyTooLarge(cap)
-            parts.append(piece)
-    return b"".join(parts)
+            body += piece
+            if inflater is None or not inflater.pending():
+                break
+            piece = inflater.more(cap - len(body) + 1)
+    if inflater is not None and not inflater.finished():
+        raise zlib.error(f"the {coding} body ends before its compressed stream does")
+    return body
 
 
 MARKUP_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -91,7 +96,7 @@ def is_markup(media_type: str) -> bool:
     return not media_type or media_type in MARKUP_TYPES
 
 
-def decode_text(body: bytes, charset: str | None) -> str:
+def decode_text(body: bytes | bytearray, charset: str | None) -> str:
     """The body as text in its declared charset (UTF-8 when none or an unknown one), as httpx decodes `.text`."""
     encoding = "utf-8"
     if charset:

@@ -15,8 +15,8 @@ seconds cannot hold a request past it.
 
 httpx's `HTTPTransport` takes no network backend, so `_PoolTransport` gives
 it a pool built here; it relies on the transport keeping its pool in
-`_pool`, as httpx 0.28 does (pinned in requirements.txt; `test_pinned`
-fails if that changes).
+`_pool`, as httpx 0.28 does (pinned in requirements.txt; the tests in
+`crawler/tests/hostile/test_transports.py` fail if that changes).
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from playwright.sync_api import Browser, Route, WebSocketRoute
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from crawler.errors import FetchRefused, PageTooLarge
+from crawler.errors import FetchRefused, PageTooLarge, SourceUnavailable
 from crawler.sources import outbound
 
 # The browser's logger: a tab's messages are the browser's, as before it had a module of its own.
@@ -78,7 +78,7 @@ class Tab:
         self.page = self.context.new_page()
         self.page.set_default_timeout(timeout_secs * 1000)
         self._allowed: Callable[[str], bool] | None = None
-        self._refused: list[Any] = []  # why the navigation (or a hop of it) was refused
+        self._refused: list[Any] = []  # why the navigation (or a hop of it) was refused or given up
         self._final_url = [""]
 
     def render(
@@ -92,7 +92,7 @@ class Tab:
         except PlaywrightError:
             if self._refused:
                 refusal = self._refused[0]
-                if isinstance(refusal, PageTooLarge):
+                if isinstance(refusal, (PageTooLarge, SourceUnavailable)):
                     raise refusal from None
                 raise FetchRefused(f"browser: {refusal}") from None
             raise
@@ -177,6 +177,13 @@ def _navigate(
             # Surface as the page's own network error (net::ERR_...), not as a hang or a browser fault.
             text = str(exc)
             code = "connectionrefused" if "ECONNREFUSED" in text else "timedout" if "imeout" in text else "failed"
+            if code == "timedout":
+                secs = deadline_ms / 1000
+                refused.append(
+                    SourceUnavailable(
+                        f"browser: {current} did not finish within its {secs:g} s deadline (CRAWLER_PAGE_DEADLINE_SECS)"
+                    )
+                )
             return route.abort(code)
         location = response.headers.get("location")
         if not (300 <= response.status < 400 and location):

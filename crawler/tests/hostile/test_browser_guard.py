@@ -148,3 +148,39 @@ def test_a_rendered_page_over_the_cap_is_refused(browser, settings):
                 PageTooLarge, match=r"larger than the page cap of 1048576 bytes \(CRAWLER_MAX_PAGE_BYTES\)"
             ):
                 _rendered_source(base, browser).list_page(1)
+
+
+def test_a_rendered_page_that_trickles_fails_at_the_deadline(browser, settings):
+    import threading
+    import time
+
+    from crawler.errors import SourceUnavailable
+
+    settings.CRAWLER_PAGE_DEADLINE_SECS = 2.0
+    stop = threading.Event()
+
+    class Trickle(QuietHandler):
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            try:
+                while not stop.wait(0.3):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+    try:
+        with serving(Trickle) as site:
+            started = time.monotonic()
+            with pytest.raises(
+                SourceUnavailable, match=r"did not finish within its 2 s deadline \(CRAWLER_PAGE_DEADLINE"
+            ):
+                _rendered_source(site + "/", browser).list_page(1)
+            elapsed = time.monotonic() - started
+    finally:
+        stop.set()
+    assert elapsed < 4.0
