@@ -14,8 +14,8 @@ import pytest
 
 from catalog.models import Source
 from crawler.payloads import MetadataPass
+from jobs import queue
 from jobs.models import Job, JobState
-from testsupport import api_factories as f
 from testsupport.http_server import serving
 from testsupport.worker_processes import wait_until, worker_pool
 
@@ -35,7 +35,9 @@ def _pass_of(source_id: str, base_url: str) -> Job:
     Source.objects.create(
         id=source_id, name=source_id, kind=Source.Kind.HTML, base_url=base_url, settings={"preset": "madara"}
     )
-    return f.job(MetadataPass(source_id=source_id))
+    # Enqueued as a running worker would see it (the factory's state update would race the worker's lease).
+    result = queue.enqueue(MetadataPass(source_id=source_id))
+    return Job.objects.get(id=result.id)
 
 
 def _settled(job: Job) -> Job | None:
