@@ -1,6 +1,6 @@
 PG_URL ?= postgres://postgres@127.0.0.1:5432/mangalord
 
-.PHONY: install test test-sqlite test-politeness lint demo bench
+.PHONY: install test test-sqlite test-hostile test-politeness lint demo bench
 
 install:
 	python -m pip install -r requirements-dev.txt
@@ -10,6 +10,10 @@ test:
 
 test-sqlite:
 	env -u DATABASE_URL MANGALORD_DATA_DIR=$$(mktemp -d) python -m pytest -m sqlite_ok
+
+# The outbound guard and bounded reads against a loopback canary and hostile sites (PostgreSQL, as production).
+test-hostile:
+	DATABASE_URL=$(PG_URL) python -m pytest crawler/tests/hostile
 
 # Three worker processes against a rate-limiting site; prints the measured figures (bench/README.md).
 test-politeness:

@@ -9,6 +9,13 @@ from rest_framework.test import APIClient
 
 REPO_ROOT = os.path.dirname(os.path.abspath(__file__))
 
+# Every fixture site of the suite (demo site, theme sites, stand-ins) listens on 127.0.0.1, which the
+# outbound rule refuses by default: the tests allow it, as an operator with a local site would. Set in the
+# environment too, so the processes the tests start (workers, servers) inherit it through `child_env`.
+# The outbound guard's own tests take the allowance away (`no_outbound_allowance`).
+TEST_ALLOWED_NETWORKS = "127.0.0.1/32,::1/128"
+os.environ.setdefault("OUTBOUND_ALLOWED_NETWORKS", TEST_ALLOWED_NETWORKS)
+
 pytest_plugins = [
     "crawler.demo_site.fixtures",
     "testsupport.theme_sites.fixtures",
@@ -60,6 +67,20 @@ def operator(django_user_model):
 def watcher(django_user_model):
     """Staff without the operate permission: sees the dashboard and the lists, runs nothing."""
     return django_user_model.objects.create_user("walt", "walt@example.com", "walt-password", is_staff=True)
+
+
+@pytest.fixture(autouse=True)
+def _outbound_allows_test_sites(settings):
+    """The fixture sites on 127.0.0.1 are reachable in tests (settings were read before this file set the variable)."""
+    from crawler.sources.addresses import parse_networks
+
+    settings.OUTBOUND_ALLOWED_NETWORKS = parse_networks(os.environ["OUTBOUND_ALLOWED_NETWORKS"])
+
+
+@pytest.fixture
+def no_outbound_allowance(settings):
+    """The production default: no loopback, private or link-local target is allowed."""
+    settings.OUTBOUND_ALLOWED_NETWORKS = ()
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ __all__ = [
     "ImageRefused",
     "ImageRejected",
     "NotFound",
+    "PageTooLarge",
     "PermanentError",
     "RetryLater",
     "SessionExpired",
@@ -117,7 +118,12 @@ class NotFound(PermanentError):
 
 
 class FetchRefused(PermanentError):
-    """A URL points outside the source's own hosts and configured image hosts (SSRF guard)."""
+    """A URL points outside the source's own hosts and configured image hosts, or its host resolves to an
+    address the outbound rule refuses (loopback, private, link-local...: `crawler.sources.outbound`)."""
+
+
+class PageTooLarge(PermanentError):
+    """A page's body is over CRAWLER_MAX_PAGE_BYTES: the same URL serves the same page on every try."""
 
 
 class SourceConfigError(PermanentError):

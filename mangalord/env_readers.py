@@ -86,3 +86,14 @@ def is_postgres_url(url: str) -> bool:
     except (ValueError, TypeError, ImproperlyConfigured):
         return False
     return config.get("ENGINE") == "django.db.backends.postgresql" and bool(config.get("NAME"))
+
+
+def networks(name: str, default: str) -> tuple[Any, ...]:
+    """A comma-separated list of IP networks (`127.0.0.1/32,::1/128`); the error names the entry at fault."""
+    from crawler.sources.addresses import parse_networks
+
+    raw = env.str(name, default=default)
+    try:
+        return parse_networks(raw)
+    except ValueError as exc:
+        raise invalid(name, f"must be comma-separated IP networks like 127.0.0.1/32,::1/128: {exc}") from exc

@@ -16,7 +16,18 @@ from django.core.exceptions import ImproperlyConfigured
 
 from catalog.disk import parse_floor, parse_quota
 from mangalord.database_config import database
-from mangalord.env_readers import env, invalid, is_postgres_url, non_negative, path, positive, rate, read, strict_bool
+from mangalord.env_readers import (
+    env,
+    invalid,
+    is_postgres_url,
+    networks,
+    non_negative,
+    path,
+    positive,
+    rate,
+    read,
+    strict_bool,
+)
 from mangalord.secret import secret_key
 from mangalord.storage_config import s3_storage
 
@@ -299,6 +310,21 @@ CRAWLER_POLL_SECS = read("CRAWLER_POLL_SECS", env.float, 5.0, lambda v: v > 0, "
 CRAWLER_HTTP_TIMEOUT_SECS = read(
     "CRAWLER_HTTP_TIMEOUT_SECS", env.float, 30.0, lambda v: v > 0, "must be a positive number"
 )
+# The body of one HTML/JSON page a worker or the web process fetches: larger is refused (a permanent source error).
+CRAWLER_MAX_PAGE_BYTES = positive("CRAWLER_MAX_PAGE_BYTES", 8 * 1024 * 1024)
+# One page request from first byte sent to last byte read, redirects included, however the site trickles it
+# (CRAWLER_HTTP_TIMEOUT_SECS bounds one silent wait); one browser navigation too.
+CRAWLER_PAGE_DEADLINE_SECS = read(
+    "CRAWLER_PAGE_DEADLINE_SECS", env.float, 60.0, lambda v: v > 0, "must be a positive number"
+)
+# One image download, from request to last byte (images are up to CRAWLER_MAX_IMAGE_BYTES).
+CRAWLER_IMAGE_DEADLINE_SECS = read(
+    "CRAWLER_IMAGE_DEADLINE_SECS", env.float, 300.0, lambda v: v > 0, "must be a positive number"
+)
+# Networks outbound fetches may reach besides the public internet (crawler.sources.outbound): loopback,
+# private, link-local and the other non-public addresses are refused unless listed here, e.g.
+# 127.0.0.1/32,::1/128 for a site served on this machine, 10.0.0.0/8 for one on the LAN.
+OUTBOUND_ALLOWED_NETWORKS = networks("OUTBOUND_ALLOWED_NETWORKS", "")
 # Politeness (per-source rate_limit/burst/max_concurrency live in each Source's settings).
 # A Retry-After longer than this is read as this: a broken header cannot park a source for days.
 CRAWLER_RETRY_AFTER_MAX_SECS = positive("CRAWLER_RETRY_AFTER_MAX_SECS", 3600)

@@ -50,8 +50,8 @@ def operator_required(view: View) -> View:
     return never_cache(staff_member_required(guarded))
 
 
-def _render(request: HttpRequest, template: str, title: str, **context: Any) -> HttpResponse:
-    return render(request, template, {**admin.site.each_context(request), "title": title, **context})
+def _render(request: HttpRequest, template: str, title: str, *, status: int = 200, **context: Any) -> HttpResponse:
+    return render(request, template, {**admin.site.each_context(request), "title": title, **context}, status=status)
 
 
 @operator_required
@@ -68,14 +68,19 @@ def source_add(request: HttpRequest) -> HttpResponse:
     if request.POST.get("step") == "confirm":
         return _confirm(request)
     url_form = SiteUrlForm(request.POST)
-    if not url_form.is_valid():
-        return _render(request, "crawler/source_add.html", "Add a site", url_form=url_form)
+    if not url_form.is_valid():  # the form says what is wrong; the answer says it is the request's fault
+        return _render(request, "crawler/source_add.html", "Add a site", status=400, url_form=url_form)
     url = url_form.cleaned_data["url"]
     try:
         probe = probe_site(url)
-    except SiteUnreadable as exc:
+    except SiteUnreadable as exc:  # a URL that does not parse, is refused, or answers no page: the operator's to fix
         return _render(
-            request, "crawler/source_add.html", "Add a site", url_form=url_form, error=f"cannot read {url}: {exc}"
+            request,
+            "crawler/source_add.html",
+            "Add a site",
+            status=400,
+            url_form=url_form,
+            error=f"cannot read {url}: {exc}",
         )
     # What the probe found beyond the preset is the extra settings' starting point: the operator corrects it there.
     extra = json.dumps(probe.settings, ensure_ascii=False) if probe.settings else ""
@@ -92,7 +97,12 @@ def source_add(request: HttpRequest) -> HttpResponse:
     context["detection_message"] = probe.detection.explain(probe.base_url)
     if probe.detection.preset is not None:
         context.update(_preview(probe.title, probe.base_url, probe.source_settings(), clearance=probe.clearance))
-    return _render(request, "crawler/source_add.html", "Add a site", **context)
+    return _render(request, "crawler/source_add.html", "Add a site", status=_status(context), **context)
+
+
+def _status(context: dict[str, Any]) -> int:
+    """400 when the page carries an error the operator must fix (a refused URL, a failed dry run), else 200."""
+    return 400 if context.get("error") else 200
 
 
 def _preview(
@@ -114,21 +124,28 @@ def _confirm(request: HttpRequest) -> HttpResponse:
     details = SiteDetailsForm(request.POST)
     context: dict[str, Any] = {"url_form": SiteUrlForm(initial={"url": request.POST.get("url", "")})}
     if not details.is_valid():
-        return _render(request, "crawler/source_add.html", "Add a site", details=details, **context)
+        return _render(request, "crawler/source_add.html", "Add a site", status=400, details=details, **context)
     data = details.cleaned_data
     if request.POST.get("action") == "preview":  # the operator changed the preset or keys: dry run again
         preview = _preview(data["name"], data["base_url"], details.settings(), data["source_id"])
-        return _render(request, "crawler/source_add.html", "Add a site", details=details, **context, **preview)
+        status = _status(preview)
+        return _render(
+            request, "crawler/source_add.html", "Add a site", status=status, details=details, **context, **preview
+        )
     try:
         row = sites.new_source(
             name=data["name"], base_url=data["base_url"], settings=details.settings(), source_id=data["source_id"]
         )
         sites.add_site(actor=request.user, row=row, crawl_now=data["crawl_now"])
     except (sites.SiteRefused, ControlError) as exc:
-        return _render(request, "crawler/source_add.html", "Add a site", details=details, error=str(exc), **context)
+        return _render(
+            request, "crawler/source_add.html", "Add a site", status=400, details=details, error=str(exc), **context
+        )
     except CrawlerError as exc:
         error = f"dry run failed, source not added: {exc}"
-        return _render(request, "crawler/source_add.html", "Add a site", details=details, error=error, **context)
+        return _render(
+            request, "crawler/source_add.html", "Add a site", status=400, details=details, error=error, **context
+        )
     if data["crawl_now"]:
         messages.success(request, f"Added {row.name} ({row.id}); its first crawl is queued.")
     else:
@@ -174,5 +191,11 @@ def source_settings(request: HttpRequest, source_id: str) -> HttpResponse:
     else:
         form = SettingsForm(initial={"settings": json.dumps(source.settings, indent=2)})
     return _render(
-        request, "crawler/source_settings.html", f"Settings of {source.name}", source=source, form=form, error=error
+        request,
+        "crawler/source_settings.html",
+        f"Settings of {source.name}",
+        status=400 if error else 200,
+        source=source,
+        form=form,
+        error=error,
     )

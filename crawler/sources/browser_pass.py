@@ -74,7 +74,11 @@ def _wait_for_reload(
                     tab.page.wait_for_load_state("domcontentloaded", timeout=remaining)
                     html = tab.page.content()
                 except PlaywrightError:
-                    continue  # navigated again meanwhile: look at the newest answer
+                    # The reload's answer came before its document replaced the interstitial ("execution
+                    # context was destroyed"): read the newest answer's page again on the next turn.
+                    seen -= 1
+                    tab.page.wait_for_timeout(_POLL_MS)
+                    continue
                 if detect_challenge(status, headers, html) is None:
                     return status, html
         tab.page.wait_for_timeout(_POLL_MS)

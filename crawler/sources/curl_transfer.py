@@ -17,19 +17,30 @@ Handles are not shared between threads: each job thread keeps its own multi
 and easy handle, whose connection cache keeps the site's connections open
 from one page to the next. Redirects are not followed here; the caller
 checks each hop against the source's host guard first.
+
+Every socket libcurl opens goes through `_Handles._open_socket`, which asks
+the outbound rule (`crawler.sources.outbound`) about the very address libcurl
+is about to connect to: there is no second lookup to win a race against.
+Through the environment's proxy, libcurl connects to the proxy, so the
+target's addresses are checked before the request instead.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
+import socket
 import threading
-import urllib.request
 from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import urlsplit
 
 import certifi
 import pycurl
+
+from crawler.sources import outbound
 
 # libcurl's read buffer: a page body arrives in one or two callbacks (its default, 16 KiB, took eighteen).
 BUFFER_BYTES = 256 * 1024
@@ -60,11 +71,7 @@ class _Handles:
         easy.setopt(pycurl.FOLLOWLOCATION, 0)
         easy.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
         easy.setopt(pycurl.CAINFO, _trusted_certificates())
-        # The proxy variables as httpx reads them for the pages (either case; libcurl alone would ignore an
-        # upper-case HTTP_PROXY), so a source's images and pages leave by the same way.
-        proxies = urllib.request.getproxies()
-        self.proxy = {scheme: proxies.get(scheme) or proxies.get("all") or "" for scheme in ("http", "https")}
-        easy.setopt(pycurl.NOPROXY, proxies.get("no", ""))
+        easy.setopt(pycurl.OPENSOCKETFUNCTION, self._open_socket)
         easy.setopt(pycurl.ACCEPT_ENCODING, "")  # what libcurl can decode, decoded, as httpx does
         easy.setopt(pycurl.HEADERFUNCTION, self._header)
         easy.setopt(pycurl.WRITEFUNCTION, self._body)
@@ -77,6 +84,18 @@ class _Handles:
     def _body(self, data: bytes) -> None:
         if self.current is not None:
             self.current.pending.append(data)
+
+    def _open_socket(self, purpose: int, address: Any) -> Any:
+        """libcurl's socket(2): refused (and the reason kept) when the address is not an allowed target."""
+        transfer = self.current
+        if transfer is not None and not transfer.proxied:
+            host = urlsplit(transfer.url).hostname or ""
+            try:
+                outbound.check_address(host, ipaddress.ip_address(str(address.addr[0]).split("%")[0]))
+            except outbound.AddressRefused as exc:
+                transfer.refused = transfer.refused or str(exc)
+                return pycurl.SOCKET_BAD
+        return socket.socket(address.family, address.socktype, address.protocol)
 
 
 def _trusted_certificates() -> str:
@@ -105,12 +124,26 @@ class Transfer:
     next transfer; a transfer never closed takes its handles with it.
     """
 
-    def __init__(self, url: str, headers: dict[str, str], *, timeout_secs: float) -> None:
+    def __init__(
+        self, url: str, headers: dict[str, str], *, timeout_secs: float, deadline_secs: float | None = None
+    ) -> None:
         """Send the GET and wait for the answer's headers; ValueError (nothing sent) for a URL or header that
-        would split the request: libcurl sends header lines as given."""
+        would split the request: libcurl sends header lines as given. `outbound.AddressRefused` (nothing
+        sent) when the host is not an allowed target; `deadline_secs` bounds the whole transfer."""
         for text in (url, *headers, *headers.values()):
             if _LINE_BREAKS.search(text):
                 raise ValueError(f"{text[:80]!r} holds a line break or NUL, which would split the request")
+        # The proxy variables as the pages' transport reads them (either case; libcurl alone would ignore an
+        # upper-case HTTP_PROXY), so a source's images and pages leave by the same way.
+        proxy = outbound.proxy_for(url)
+        if proxy:
+            parts = urlsplit(url)
+            try:
+                outbound.check_every_address(
+                    parts.hostname or "", parts.port or (443 if url.startswith("https") else 80)
+                )
+            except OSError:
+                pass  # a name only the proxy can resolve (`crawler.sources.outbound`)
         idle = _idle_handles()
         handles = idle.pop() if idle else _Handles()
         self.url = url
@@ -123,9 +156,13 @@ class Transfer:
         self._error: str | None = None
         self._handles = handles
         self._timeout_secs = timeout_secs
+        self._deadline_secs = deadline_secs
+        self.proxied = bool(proxy)
+        self.refused: str | None = None  # why `_open_socket` refused the address, if it did
         easy = handles.easy
         easy.setopt(pycurl.URL, url)
-        easy.setopt(pycurl.PROXY, handles.proxy.get(url.partition(":")[0].lower(), ""))  # "": none
+        easy.setopt(pycurl.PROXY, proxy or "")  # "": none
+        easy.setopt(pycurl.TIMEOUT_MS, int(deadline_secs * 1000) if deadline_secs else 0)
         easy.setopt(pycurl.HTTPHEADER, [f"{name}: {value}" for name, value in headers.items()])
         easy.setopt(pycurl.CONNECTTIMEOUT_MS, max(1, int(timeout_secs * 1000)))
         # httpx's timeout is per read; libcurl's nearest is "slower than 1 byte/s for that long".
@@ -135,6 +172,8 @@ class Transfer:
         handles.multi.add_handle(easy)
         try:
             self._run_until(lambda: self._headers_done)
+            if self.refused is not None and not self._headers_done:
+                raise outbound.AddressRefused(self.refused)
             if not self._headers_done:
                 raise TransferError(self._error or "the connection closed before an answer")
         except BaseException:
@@ -190,6 +229,9 @@ class Transfer:
                 multi.select(_STEP_WAIT_SECS)
 
     def _describe(self, code: int, message: str) -> str:
+        if code == pycurl.E_OPERATION_TIMEDOUT and self._deadline_secs and "Operation timed out after" in message:
+            secs = self._deadline_secs
+            return f"did not finish within its {secs:g} s deadline (CRAWLER_IMAGE_DEADLINE_SECS): {message}"
         if code == pycurl.E_OPERATION_TIMEDOUT:
             return f"timed out after {self._timeout_secs:g} s without data (CRAWLER_HTTP_TIMEOUT_SECS): {message}"
         return message or f"libcurl error {code}"

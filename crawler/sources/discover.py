@@ -41,6 +41,7 @@ from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.dates import infer_numeric_format, known_language
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import FetchedPage, SourceCookies, SourceHttp
+from crawler.sources.page_body import is_markup
 from crawler.sources.parsing import parse_page_images
 from crawler.sources.passers import challenge_handler
 from crawler.sources.presets import PRESETS
@@ -90,9 +91,12 @@ def site_address(url: str) -> str:
         text = "https://" + text
     try:
         parts = urlsplit(text)
+    except ValueError as exc:  # `http://[::1`, `https://[zz]`: brackets that hold no IPv6 address
+        raise SiteUnreadable(f"{url!r} is not a URL: {exc}") from exc
+    try:
         parts.port  # noqa: B018 - raises on a bad port
     except ValueError as exc:
-        raise SiteUnreadable(f"{url!r} is not a valid URL ({exc})") from exc
+        raise SiteUnreadable(f"{url!r} has a bad port") from exc
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
         raise SiteUnreadable(f"{url!r} is not an http(s) site address like https://example.com")
     path = parts.path if parts.path.endswith("/") else parts.path.rsplit("/", 1)[0] + "/"
@@ -159,16 +163,19 @@ class _Prober:
 
     def page(self, url: str) -> FetchedPage:
         try:
-            return self.http.request_page(url)
+            answer = self.http.request_page(url)
         except CrawlerError as exc:
             raise SiteUnreadable(str(exc).replace(f"source {PROBE_ID!r}: ", "")) from exc
+        if not is_markup(answer.content_type):  # nothing of a non-page answer is shown (its title included)
+            raise SiteUnreadable(f"{answer.url} answered {answer.content_type}, not an HTML page")
+        return answer
 
     def optional_page(self, url: str) -> FetchedPage | None:
         try:
             answer = self.http.request_page(url, check=False)
         except CrawlerError:
             return None
-        return answer if answer.status == 200 else None
+        return answer if answer.status == 200 and is_markup(answer.content_type) else None
 
     def base_and_home(self, address: str) -> tuple[str, FetchedPage]:
         """The site's base URL and its home page, starting from the typed address (the host's root if it fails)."""

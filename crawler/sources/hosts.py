@@ -3,7 +3,9 @@
 A chapter page is source-controlled text; without this check a crafted
 `<img src="http://10.0.0.5/admin">` would make the crawler fetch internal
 URLs. Every URL is checked before any request is made, including each
-redirect hop.
+redirect hop. Names are compared here; the addresses they resolve to are
+checked when the connection is made (`crawler.sources.outbound`), so a host
+name allowed here still cannot reach loopback or private addresses.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from crawler.errors import FetchRefused, SourceConfigError
+from crawler.sources import outbound
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -49,6 +52,10 @@ def parse_host_rule(entry: str) -> HostRule:
     host = host.removeprefix("*.")
     if not host or "*" in host or parts.path not in ("", "/") or parts.username:
         raise SourceConfigError(f"image_hosts entry {entry!r} is not a host name (like cdn.example.com[:port])")
+    try:
+        outbound.check_literal(host)  # `127.0.0.1:6379`, `169.254.169.254`: refused now, not at the first image
+    except outbound.AddressRefused as exc:
+        raise SourceConfigError(f"image_hosts entry {entry!r} is refused: {exc}") from exc
     return HostRule(host=host, port=port, wildcard=wildcard)
 
 
@@ -76,10 +83,19 @@ class HostGuard:
         return any(rule.matches(parts.hostname, port, default) for rule in self._rules)
 
     def check(self, url: str, *, what: str = "URL") -> str:
-        """Return `url` when allowed, else raise FetchRefused (no request is made)."""
+        """Return `url` when allowed, else raise FetchRefused (no request is made).
+
+        A host that spells a refused address (`127.0.0.1`, `0177.0.0.1`,
+        `[::ffff:7f00:1]`) is refused here already, without a lookup; names
+        are checked by the transports when they connect.
+        """
         if not self.allows(url):
             raise FetchRefused(
                 f"source {self.source_id!r}: refusing to fetch {what} {url!r}: "
                 "not on the source's own host or its configured image_hosts"
             )
+        try:
+            outbound.check_literal(urlsplit(url).hostname or "")
+        except outbound.AddressRefused as exc:
+            raise FetchRefused(f"source {self.source_id!r}: refusing to fetch {what} {url!r}: {exc}") from exc
         return url

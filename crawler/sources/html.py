@@ -30,6 +30,7 @@ from crawler.sources.config import HtmlSourceConfig, template_fields
 from crawler.sources.gate import RequestGate, Unlimited, check_answer, passing
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import FetchedPage, HttpImageStream, SourceCookies, SourceHttp, raise_for_status
+from crawler.sources.page_body import is_markup
 from crawler.sources.passers import challenge_handler
 from crawler.sources.site_urls import site_url
 
@@ -271,6 +272,10 @@ class HtmlSource:
             page = self._render(url, ready)
         else:
             page = self._http.request_page(url, method=method, data=data)
+            if not is_markup(page.content_type):  # a JSON or text answer is no page: nothing of it is parsed
+                raise SourceConfigError(
+                    f"source {self.source_id!r}: {what} {page.url} answered {page.content_type}, not HTML"
+                )
         if self.config.login_wall_selector and parsing.has_match(page.html, self.config.login_wall_selector):
             raise SessionExpired(f"source {self.source_id!r}: {url} answered the login wall (session expired)")
         return page

@@ -5,6 +5,13 @@ Pages go through the process's shared httpx client, images through libcurl
 every hop passes the host guard before it is requested. The session cookie
 is sent from the adapter's own store (`SourceCookies`) and never logged.
 
+Both transports connect only to addresses the outbound rule allows
+(`crawler.sources.outbound`: no loopback, private or link-local target
+unless OUTBOUND_ALLOWED_NETWORKS names it), each to the very address it
+checked. A page's body is read under a size cap (CRAWLER_MAX_PAGE_BYTES)
+and the whole request under a deadline (CRAWLER_PAGE_DEADLINE_SECS) beside
+the idle timeout (CRAWLER_HTTP_TIMEOUT_SECS).
+
 Every request goes through the source's gate (`crawler.sources.gate`): one
 slot for the whole redirect chain, held until the body is read (pages) or
 the stream is closed (images), and one token per hop. A 429, or a 503 with
@@ -14,6 +21,7 @@ Retry-After, cools the whole source down before anything else reads it.
 from __future__ import annotations
 
 import threading
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -23,12 +31,22 @@ import httpcore
 import httpx
 from django.conf import settings
 
-from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
+from crawler.errors import CrawlerError, FetchRefused, NotFound, PageTooLarge, SessionExpired, SourceUnavailable
+from crawler.sources import outbound
 from crawler.sources.challenge import SCAN_CHARS, Challenge, detect_challenge, may_be_challenge
 from crawler.sources.clearance import Challenges, Unpassable, past_challenges
 from crawler.sources.curl_transfer import Transfer, TransferError
 from crawler.sources.gate import Held, RequestGate, Unlimited, check_answer
 from crawler.sources.hosts import HostGuard
+from crawler.sources.page_body import (
+    ACCEPT_ENCODING,
+    BodyTooLarge,
+    UnaskedEncoding,
+    declared_length,
+    decode_text,
+    read_capped,
+)
+from crawler.sources.pinned import GuardedTransport
 
 MAX_REDIRECTS = 5
 
@@ -112,6 +130,7 @@ class FetchedPage:
     url: str  # final URL after redirects
     status: int
     html: str
+    content_type: str = ""  # the answer's media type, lower-case, without parameters ("" when not said)
 
 
 class HttpImageStream:
@@ -190,8 +209,12 @@ def shared_client(source_id: str, headers: dict[str, str]) -> httpx.Client:
     with _CLIENTS_LOCK:
         client = _CLIENTS.get(key)
         if client is None or client.is_closed:
+            # The guarded transport: each connection to an address the outbound rule allows, pinned.
             client = _CLIENTS[key] = CookielessClient(
-                timeout=httpx.Timeout(timeout), follow_redirects=False, headers=headers
+                timeout=httpx.Timeout(timeout),
+                follow_redirects=False,
+                headers={"Accept-Encoding": ACCEPT_ENCODING, **headers},
+                transport=GuardedTransport(),
             )
         return client
 
@@ -230,7 +253,9 @@ class SourceHttp:
     ) -> FetchedPage:
         """Fetch a page (GET, or POST with a form body); `check=False` returns 4xx answers instead of raising.
 
-        A JavaScript challenge is passed (`crawler.sources.clearance`) and the request made again.
+        A JavaScript challenge is passed (`crawler.sources.clearance`) and the request made again. Each
+        request, redirects included, ends by CRAWLER_PAGE_DEADLINE_SECS (SourceUnavailable); a body over
+        CRAWLER_MAX_PAGE_BYTES is PageTooLarge.
         """
         page, _ = past_challenges(
             url,
@@ -245,17 +270,50 @@ class SourceHttp:
     def _request_page_once(
         self, url: str, *, method: str, data: dict[str, str] | None, headers: dict[str, str] | None
     ) -> tuple[FetchedPage, httpx.Headers]:
-        response, held = self._send_guarded(
-            url, what="page", method=method, data=data, headers=headers, send=self._send_one
+        with outbound.deadline(float(settings.CRAWLER_PAGE_DEADLINE_SECS)):
+            response, held = self._send_guarded(
+                url, what="page", method=method, data=data, headers=headers, send=self._send_one
+            )
+            try:
+                body = self._read_body(response)
+            finally:
+                response.close()
+                held.release()
+        media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        page = FetchedPage(
+            str(response.url), response.status_code, decode_text(body, response.charset_encoding), media_type
         )
+        return page, response.headers
+
+    def _read_body(self, response: httpx.Response) -> bytearray:
+        cap = int(settings.CRAWLER_MAX_PAGE_BYTES)
+        url = str(response.url)
         try:
-            response.read()
-        except httpx.HTTPError as exc:
-            raise SourceUnavailable(f"source {self.source_id!r}: reading {url} failed: {exc}") from exc
-        finally:
-            response.close()
-            held.release()
-        return FetchedPage(str(response.url), response.status_code, response.text), response.headers
+            declared = declared_length(response.headers)
+            if declared is not None and declared > cap:
+                raise BodyTooLarge(cap, declared=declared)
+            return read_capped(
+                response.iter_raw(), content_encoding=response.headers.get("content-encoding", ""), cap=cap
+            )
+        except BodyTooLarge as exc:
+            raise PageTooLarge(
+                f"source {self.source_id!r}: {url} is larger than the page cap of {cap} bytes "
+                f"(CRAWLER_MAX_PAGE_BYTES): {exc}"
+            ) from exc
+        except UnaskedEncoding as exc:
+            raise CrawlerError(f"source {self.source_id!r}: reading {url} failed: {exc}") from exc
+        except (httpx.HTTPError, zlib.error) as exc:
+            raise SourceUnavailable(self._failure("reading", url, exc)) from exc
+
+    def _failure(self, doing: str, url: str, exc: Exception) -> str:
+        """The message of a failed request; one that ran out of its deadline says which setting bounds it."""
+        if outbound.time_left() == 0:
+            secs = float(settings.CRAWLER_PAGE_DEADLINE_SECS)
+            return (
+                f"source {self.source_id!r}: {doing} {url} did not finish within its {secs:g} s deadline "
+                f"(CRAWLER_PAGE_DEADLINE_SECS): {exc}"
+            )
+        return f"source {self.source_id!r}: {doing} {url} failed: {exc}"
 
     def open_image(self, url: str, *, referer: str | None = None) -> HttpImageStream:
         transfer, held = past_challenges(
@@ -335,11 +393,20 @@ class SourceHttp:
     def _send_one(
         self, method: str, url: str, headers: dict[str, str] | None, data: dict[str, str] | None
     ) -> httpx.Response:
-        request = self.client.build_request(method, url, headers=self._with_cookie(url, headers) or None, data=data)
+        try:
+            request = self.client.build_request(method, url, headers=self._with_cookie(url, headers) or None, data=data)
+        except httpx.InvalidURL as exc:  # `0177.0.0.1` and other spellings httpx will not send
+            raise FetchRefused(f"source {self.source_id!r}: refusing to fetch {url!r}: {exc}") from exc
         try:
             response = self.client.send(request, stream=True)
+        except outbound.AddressRefused as exc:
+            raise FetchRefused(f"source {self.source_id!r}: refusing to fetch {url}: {exc}") from exc
+        except httpx.RemoteProtocolError as exc:
+            if "location header" in str(exc):  # a redirect to `0177.0.0.1` and the like: the same every time
+                raise FetchRefused(f"source {self.source_id!r}: refusing the redirect from {url}: {exc}") from exc
+            raise SourceUnavailable(self._failure("fetching", url, exc)) from exc
         except httpx.HTTPError as exc:
-            raise SourceUnavailable(f"source {self.source_id!r}: fetching {url} failed: {exc}") from exc
+            raise SourceUnavailable(self._failure("fetching", url, exc)) from exc
         return self._answered(response, url, response.headers.get_list("set-cookie"))
 
     def _send_one_image(
@@ -348,7 +415,14 @@ class SourceHttp:
         if method != "GET" or data is not None:
             raise ValueError("images are fetched with a bodiless GET")
         try:
-            transfer = Transfer(url, {**self.headers, **self._with_cookie(url, headers)}, timeout_secs=self.timeout)
+            transfer = Transfer(
+                url,
+                {**self.headers, **self._with_cookie(url, headers)},
+                timeout_secs=self.timeout,
+                deadline_secs=float(settings.CRAWLER_IMAGE_DEADLINE_SECS),
+            )
+        except outbound.AddressRefused as exc:
+            raise FetchRefused(f"source {self.source_id!r}: refusing to fetch {url}: {exc}") from exc
         except ValueError as exc:  # the same request would fail every time: not an outage to wait out
             raise CrawlerError(f"source {self.source_id!r}: image request for {url!r} refused: {exc}") from exc
         except TransferError as exc:

@@ -352,6 +352,40 @@ for name, body in {
     CASES.append(Case(f"kosync-{name}", "kosync", "PUT", "/kosync/syncs/progress", body=body))
 CASES.append(Case("kosync-get-long-document", "kosync", "GET", "/kosync/syncs/progress/" + "d" * 5000))
 
+# --- API-key names (the account page) and the site URL an operator types (the Sources page) -------------------
+for name, bad in {**BAD_NAMES, "empty": "   "}.items():
+    CASES.append(
+        Case(
+            f"api-key-name-{name}",
+            "reader",
+            "POST",
+            "/account/",
+            body=f"name={quote_from_bytes(bad.encode())}&scope=read".encode(),
+            content_type="application/x-www-form-urlencoded",
+        )
+    )
+for name, url in {
+    "unclosed-ipv6": "http://[::1",
+    "bad-ipv6": "https://[zz]/",
+    "octal-loopback": "http://0177.0.0.1/",
+    "decimal-loopback": "http://2130706433/",
+    "mapped-loopback": "http://[::ffff:127.0.0.1]/",
+    "metadata-address": "http://169.254.169.254/latest/meta-data/",
+    "bad-port": "http://example.com:99999/",
+    "nul": "http://exa\x00mple.com/",
+}.items():
+    CASES.append(
+        Case(
+            f"sources-page-url-{name}",
+            "staff",
+            "POST",
+            "/admin/crawler/sources/add/",
+            body=f"step=detect&url={quote_from_bytes(url.encode())}".encode(),
+            content_type="application/x-www-form-urlencoded",
+            settings={"OUTBOUND_ALLOWED_NETWORKS": ()},
+        )
+    )
+
 
 # --- The fixture world, the snapshot and the test -------------------------------------------------------------
 @pytest.fixture

@@ -62,7 +62,10 @@ def test_the_filter_masks_arguments_and_tracebacks():
 
 
 def _product_handlers() -> Iterator[tuple[str, logging.Handler]]:
-    loggers = [logging.getLogger(), *(logging.getLogger(name) for name in logging.root.manager.loggerDict)]
+    """The handlers of the loggers the LOGGING setting configures (a library's own, like RapidOCR's, are not ours)."""
+    from django.conf import settings
+
+    loggers = [logging.getLogger(), *(logging.getLogger(name) for name in settings.LOGGING.get("loggers", {}))]
     for logger in loggers:
         for handler in getattr(logger, "handlers", []):
             if type(handler).__module__.startswith("_pytest") or isinstance(handler, logging.NullHandler):

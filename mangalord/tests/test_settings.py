@@ -72,12 +72,30 @@ def test_valid_values_are_read_from_the_environment(tmp_path):
         ("API_THROTTLE_LOGIN", "10 per minute"),
         ("CRAWLER_S3_QUOTA", "5%"),
         ("CRAWLER_S3_QUOTA", "plenty"),
+        ("CRAWLER_MAX_PAGE_BYTES", "0"),
+        ("CRAWLER_PAGE_DEADLINE_SECS", "soon"),
+        ("CRAWLER_IMAGE_DEADLINE_SECS", "-1"),
+        ("OUTBOUND_ALLOWED_NETWORKS", "localhost"),
+        ("OUTBOUND_ALLOWED_NETWORKS", "127.0.0.1/32,10.0.0.1/8"),
     ],
 )
 def test_a_bad_value_fails_at_start_up_naming_the_variable(tmp_path, variable, value):
     result = start(tmp_path, **{variable: value})
     assert result.returncode != 0
     assert f"environment variable {variable}" in result.stderr
+
+
+def test_the_outbound_allowance_is_read_as_networks_and_a_bad_entry_is_named(tmp_path):
+    probe = (
+        "import django; django.setup(); from django.conf import settings as s; "
+        "print(','.join(str(n) for n in s.OUTBOUND_ALLOWED_NETWORKS))"
+    )
+    result = start(tmp_path, probe, OUTBOUND_ALLOWED_NETWORKS="127.0.0.1/32, ::1/128,192.168.1.0/24")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "127.0.0.1/32,::1/128,192.168.1.0/24"
+    assert start(tmp_path, probe, OUTBOUND_ALLOWED_NETWORKS="").stdout.strip() == ""  # the default: none
+    result = start(tmp_path, probe, OUTBOUND_ALLOWED_NETWORKS="127.0.0.1/32,10.0.0.1/8")
+    assert "OUTBOUND_ALLOWED_NETWORKS" in result.stderr and "'10.0.0.1/8' is not a network" in result.stderr
 
 
 def test_the_address_lockout_limit_is_at_least_the_account_limit(tmp_path):

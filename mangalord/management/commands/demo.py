@@ -11,6 +11,7 @@ caught up (the metadata pass stops at the first unchanged manga) and is quick.
 from __future__ import annotations
 
 import errno
+import ipaddress
 import logging
 import secrets
 import socket
@@ -65,6 +66,7 @@ class Command(BaseCommand):
             # Read at call time by the pipeline: no analysis jobs get enqueued.
             settings.ANALYSIS_ENABLED = False
 
+        allow_demo_site()
         console.rule("[bold]Mangalord demo")
         console.print("Preparing the database ...")
         call_command("migrate", interactive=False, verbosity=0)
@@ -129,6 +131,16 @@ def ensure_admin() -> str:
         user.save(update_fields=["password"])
         return f"user {username!r}, password from DEMO_ADMIN_PASSWORD"
     return f"user {username!r} (existing; `python manage.py changepassword {username}` resets it)"
+
+
+def allow_demo_site() -> None:
+    """The demo site listens on 127.0.0.1, which the outbound rule refuses unless named: name it, for this run only.
+
+    Read at call time by the crawler (`crawler.sources.outbound`); the operator's own allowance is kept beside it.
+    """
+    demo = ipaddress.ip_network("127.0.0.1/32")
+    if demo not in settings.OUTBOUND_ALLOWED_NETWORKS:
+        settings.OUTBOUND_ALLOWED_NETWORKS = (*settings.OUTBOUND_ALLOWED_NETWORKS, demo)
 
 
 def start_site(mangas: int):
