@@ -223,3 +223,36 @@ def test_the_schema_documents_both_cursors_and_the_page_number_bound(tmp_path):
         assert "2,000" in documented, route  # the 400 past the offset bound is documented
     backlog_page = schema["components"]["schemas"]["ActiveJobsPage"]["properties"]
     assert {"next_after", "previous_before"} <= set(backlog_page)
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize("page", [1, 2, 3, 42, 10_000])
+def test_the_backlog_answers_any_page_number_beside_the_jobs_cursor(client, tied_history, monkeypatch, page):
+    """`page` numbers the jobs' page; the covers list pages on its own (`covers_page`), so a deep jobs page by
+    cursor never turns into an offset walk of the covers that would be refused."""
+    from catalog.api import seek
+
+    monkeypatch.setattr(seek, "MAX_OFFSET_ROWS", 5)
+    first = client.get(BASE + "backlog/", {"page_size": 4}).json()
+    response = client.get(
+        BASE + "backlog/", {"page_size": 4, "page": page, "after": first["active_jobs"]["next_after"]}
+    )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert (body["page"], body["covers_page"]) == (page, 1)
+    assert len(body["active_jobs"]["results"]) == 4
+
+
+@pytest.mark.sqlite_ok
+def test_the_backlog_covers_page_by_their_own_number_and_name_their_cursor_when_too_deep(
+    client, tied_history, monkeypatch
+):
+    from catalog.api import seek
+
+    monkeypatch.setattr(seek, "MAX_OFFSET_ROWS", 5)
+    shallow = client.get(BASE + "backlog/", {"page_size": 5, "covers_page": 2, "page": 1})
+    assert shallow.status_code == 200
+    assert shallow.json()["covers_page"] == 2
+    deep = client.get(BASE + "backlog/", {"page_size": 5, "covers_page": 3})
+    assert deep.status_code == 400
+    assert "`covers_after` cursor" in str(deep.json()["covers_page"])
