@@ -44,8 +44,18 @@ class Paged(Generic[T]):
 
 
 def paged(queryset: QuerySet[Any], page: int, size: int = PAGE_SIZE) -> Paged[Any]:
+    """Page `page` of `queryset` by offset, in one query.
+
+    Past the first page the offset walk picks the page's keys alone, and only
+    those rows are loaded with their annotations: a 2,000-chapter feed's page
+    40 computes its 50 chapters' page counts, not those of the 1,950 it skips.
+    """
     start = (page - 1) * size
-    rows = list(queryset[start : start + size + 1])
+    if start == 0:
+        rows = list(queryset[: size + 1])
+    else:
+        keys = queryset.values("pk")[start : start + size + 1]
+        rows = list(queryset.filter(pk__in=keys))
     return Paged(rows[:size], page, len(rows) > size)
 
 

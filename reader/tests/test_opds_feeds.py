@@ -260,3 +260,26 @@ def test_head_answers_like_get_without_a_body(client, alice, src):
         assert head["Content-Type"] == got["Content-Type"]
         body = b"".join(head.streaming_content) if head.streaming else head.content
         assert body == b"", url
+
+
+def test_a_deep_manga_feed_page_computes_page_counts_for_its_own_chapters_only(client, alice, src):
+    """Page 2 of a long feed walks the skipped chapters' keys alone: the stored-page and stream-type
+    subqueries run for the rows shown, in the same single query."""
+    from django.test.utils import CaptureQueriesContext
+
+    m = f.manga("Long", src=src)
+    for n in range(1, 54):
+        f.chapter(m, n, src=src, pages=1 if n < 53 else 2)
+    auth = basic("alice", PASSWORD)
+    client.get("/opds/", **auth)
+    with CaptureQueriesContext(connection) as queries:
+        doc = etree.fromstring(client.get(f"/opds/mangas/{m.id}/", {"page": 2}, **auth).content)
+    entries = doc.xpath("a:entry", namespaces=NS)
+    assert [e.findtext("a:title", namespaces=NS) for e in entries] == ["Chapter 51", "Chapter 52", "Chapter 53"]
+    streams = [e.xpath("a:link[@rel='http://vaemendis.net/opds-pse/stream']", namespaces=NS)[0] for e in entries]
+    assert [s.get(PSE_COUNT) for s in streams] == ["1", "1", "2"]
+    (chapters,) = [q["sql"] for q in queries if "catalog_chapter" in q["sql"] and "OFFSET" in q["sql"]]
+    # The OFFSET walk sits in the key subquery, which reads no page rows; the annotations run outside it.
+    outer, keys = chapters.split("IN (SELECT", 1)
+    assert "catalog_page" in outer
+    assert "catalog_page" not in keys
