@@ -95,6 +95,20 @@ def _seeking_by_title(request: HttpRequest, rows: Any) -> library.Paged[Manga]:
     return library.paged_by_title(rows, page_param(request), after=after, before=before)
 
 
+def _seeking_by_latest(request: HttpRequest, rows: Any) -> library.Paged[Manga]:
+    """The latest-update feed follows the cursor its own next/previous links carry."""
+    try:
+        after, before = (
+            library.LatestCursor.decode(request.GET[name]) if name in request.GET else None
+            for name in ("after", "before")
+        )
+    except library.BadCursor as exc:
+        raise BadParameter(str(exc)) from exc
+    if after is not None and before is not None:
+        raise BadParameter("give one cursor: `after` pages forward, `before` pages back")
+    return library.paged_by_latest(rows, page_param(request), after=after, before=before)
+
+
 def _cover_links(request: HttpRequest, manga: Manga) -> list[Link]:
     if not manga.cover:
         return []
@@ -177,7 +191,11 @@ def root(request: HttpRequest) -> HttpResponse:
 @opds_view
 def latest(request: HttpRequest) -> HttpResponse:
     return _manga_list_feed(
-        request, feed_id="urn:mangalord:opds:latest", title="Latest updates", rows=library.latest_mangas()
+        request,
+        feed_id="urn:mangalord:opds:latest",
+        title="Latest updates",
+        rows=library.latest_mangas(),
+        pager=_seeking_by_latest,
     )
 
 

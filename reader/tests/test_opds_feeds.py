@@ -184,6 +184,42 @@ def test_title_feeds_seek_by_cursor_forwards_and_back_through_equal_titles(get, 
     assert backwards == forwards[:2][::-1]
 
 
+def test_latest_feed_seeks_by_cursor_forwards_and_back_through_ties_and_undated_mangas(get, opds_schema, src):
+    """Latest updates page by (latest chapter, arrival, id) cursors: through runs of equal times and across
+    from the dated mangas to those with no chapter yet, every manga once and in the offset order."""
+    now = timezone.now()
+    for n in range(40):
+        f.manga(f"Dated {n:03d}", latest_chapter_at=now - timezone.timedelta(hours=n))
+    for n in range(45):
+        f.manga(f"Tied {n:03d}", latest_chapter_at=now - timezone.timedelta(days=3))
+    for n in range(35):
+        f.manga(f"Undated {n:03d}")
+    Manga.objects.filter(title__startswith="Undated 00").update(created_at=now - timezone.timedelta(days=9))
+    first = assert_valid_opds(opds_schema, get("/opds/latest/").content)
+    assert "page=2&after=" in links(first, "next")[0].get("href")
+    forwards = _follow(get, "/opds/latest/", "next")
+    assert [len(p) for p in forwards] == [50, 50, 20]
+    by_offset = [
+        etree.fromstring(get("/opds/latest/", page=n).content).xpath("a:entry/a:title/text()", namespaces=NS)
+        for n in (1, 2, 3)
+    ]
+    assert forwards == by_offset
+    assert len({t for page in forwards for t in page}) == 120
+    last_href = "/opds/latest/?" + links(first, "next")[0].get("href").split("?", 1)[1]
+    second = etree.fromstring(get(last_href.removeprefix("http://testserver")).content)
+    third = etree.fromstring(get(links(second, "next")[0].get("href").removeprefix("http://testserver")).content)
+    assert "page=2&before=" in links(third, "previous")[0].get("href")
+    backwards = _follow(get, links(third, "previous")[0].get("href"), "previous")
+    assert backwards == forwards[:2][::-1]
+
+
+@pytest.mark.parametrize("cursor", ["not-base64!", "bm90IGpzb24", "WzEsMl0", "WyJ4IiwgInkiLCAieiJd"])
+def test_a_latest_cursor_this_server_did_not_write_is_400(client, alice, cursor):
+    response = client.get("/opds/latest/", {"page": 2, "after": cursor}, **basic("alice", PASSWORD))
+    assert response.status_code == 400
+    assert b"cursor" in response.content
+
+
 @pytest.mark.parametrize("cursor", ["not-base64!", "bm90IGpzb24", "WzEsMl0"])
 def test_a_cursor_this_server_did_not_write_is_400(client, alice, cursor):
     response = client.get("/opds/all/", {"page": 2, "after": cursor}, **basic("alice", PASSWORD))
