@@ -17,9 +17,19 @@ from typing import Any
 from django.db.models import Count, Exists, F, FilteredRelation, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from catalog.api import seek
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, MangaSource
 from catalog.search import title_search
-from reader.library import MANGA_FIELDS
+from reader.library import (
+    MANGA_FIELDS,
+    BadCursor,
+    LatestCursor,
+    Paged,
+    TitleCursor,
+    paged,
+    paged_by_latest,
+    paged_by_title,
+)
 from reader.library_query import LibraryQuery
 from reader.models import ReadProgress
 from reader.naming import chapter_title
@@ -156,3 +166,47 @@ def bookmarks_with_new_chapters(user: Any, *, size: int = SHELF_SIZE) -> list[Ma
     rows = Manga.objects.only(*MANGA_FIELDS).filter(Exists(Bookmark.objects.filter(user=user, manga=OuterRef("pk"))))
     # Every bookmark's counts decide whether it is on the shelf: one grouped join, not subqueries per bookmark.
     return list(with_counts_aggregated(rows, user).filter(unread_count__gt=0).order_by(*LATEST_CHAPTER_ORDER)[:size])
+
+
+ADDED_KEYS = (("created_at", True), ("id", True))  # ORDERS["added"] as seek keys
+
+
+def library_page(rows: QuerySet[Manga], query: LibraryQuery, size: int) -> Paged[Manga]:
+    """The grid's page of `rows` (ordered by `library_rows`): sought from the query's cursor in the orders that
+    have one (updated, title, added), so a deep page costs what the first does; by number in the others (best
+    match, most unread: computed orders) and when no cursor is given. BadCursor for a cursor we did not write."""
+    if (query.q and not query.sort_chosen) or query.sort not in ("updated", "title", "added"):
+        return paged(rows, query.page, size)
+    if query.sort == "updated":
+        after, before = (LatestCursor.decode(token) if token else None for token in (query.after, query.before))
+        return paged_by_latest(rows, query.page, after=after, before=before, size=size)
+    if query.sort == "title":
+        cursors = (TitleCursor.decode(token) if token else None for token in (query.after, query.before))
+        title_after, title_before = cursors
+        return paged_by_title(rows, query.page, after=title_after, before=title_before, size=size)
+    return _paged_by_added(rows, query, size)
+
+
+def _paged_by_added(rows: QuerySet[Manga], query: LibraryQuery, size: int) -> Paged[Manga]:
+    try:
+        if query.after:
+            found = list(rows.filter(seek.after(ADDED_KEYS, seek.decode(query.after, Manga, ADDED_KEYS)))[: size + 1])
+            shown, has_next = found[:size], len(found) > size
+        elif query.before:
+            values = seek.decode(query.before, Manga, ADDED_KEYS)
+            backward = rows.filter(seek.before(ADDED_KEYS, values)).order_by(
+                *seek.order_of(seek.reversed_keys(ADDED_KEYS))
+            )
+            shown, has_next = list(backward[:size])[::-1], True
+        else:
+            plain = paged(rows, query.page, size)
+            shown, has_next = plain.rows, plain.has_next
+    except seek.BadCursor as exc:
+        raise BadCursor(str(exc)) from exc
+    return Paged(
+        shown,
+        query.page,
+        has_next,
+        next_params={"after": seek.encode(shown[-1], ADDED_KEYS)} if shown and has_next else {},
+        previous_params={"before": seek.encode(shown[0], ADDED_KEYS)} if shown and query.page > 1 else {},
+    )
