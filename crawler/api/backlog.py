@@ -26,7 +26,9 @@ from crawler.api.base import AdminAPIView
 from crawler.control import backlog
 
 
-def _page(queryset: QuerySet, keys: Any, data: dict[str, Any], prefix: str, serializer: Any) -> dict[str, Any]:
+def _page(
+    queryset: QuerySet, keys: Any, data: dict[str, Any], prefix: str, serializer: Any, cut: bool = False
+) -> dict[str, Any]:
     """One list's page (sought from its `{prefix}after`/`{prefix}before` cursor) with a capped count and its cursors."""
     after, before, number = f"{prefix}after", f"{prefix}before", f"{prefix}page"
     try:
@@ -47,7 +49,7 @@ def _page(queryset: QuerySet, keys: Any, data: dict[str, Any], prefix: str, seri
     rows = window.rows
     return {
         "count": count,
-        "count_exact": exact,
+        "count_exact": exact and not cut,
         "next_after": seek.encode(rows[-1], keys) if window.has_next and rows else None,
         "previous_before": seek.encode(rows[0], keys) if window.has_previous and rows else None,
         "results": serializer(rows, many=True).data,
@@ -66,7 +68,8 @@ class BacklogView(AdminAPIView):
         params.is_valid(raise_exception=True)
         data = params.validated_data
         q = data.get("q")
-        jobs = _page(backlog.active_jobs(q), backlog.LEASE_ORDER, data, "", s.JobRowSerializer)
+        cut = bool(q) and backlog.search_is_cut(q)  # the jobs of some of the mangas named: count "more than"
+        jobs = _page(backlog.active_jobs(q), backlog.LEASE_ORDER, data, "", s.JobRowSerializer, cut)
         covers = _page(backlog.missing_covers(q), backlog.RECENT_FIRST, data, "covers_", s.MissingCoverSerializer)
         return Response(
             {

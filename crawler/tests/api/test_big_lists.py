@@ -256,3 +256,30 @@ def test_the_backlog_covers_page_by_their_own_number_and_name_their_cursor_when_
     deep = client.get(BASE + "backlog/", {"page_size": 5, "covers_page": 3})
     assert deep.status_code == 400
     assert "`covers_after` cursor" in str(deep.json()["covers_page"])
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize("route", ["backlog/", "history/", "dead-jobs/"])
+def test_a_search_naming_more_mangas_than_it_looks_at_shows_some_of_their_jobs_and_counts_more_than(
+    client, monkeypatch, route
+):
+    """A common word: the jobs of at most SEARCH_MANGAS of the mangas it names are listed, and the count
+    says it is a lower bound; a search within the bound counts exactly."""
+    from crawler.control import backlog
+
+    src = f.source("demo")
+    for n in range(5):
+        m = f.manga(f"Common word {n}", src=src)
+        job = f.job(
+            SyncChapterContent(source_id="demo", chapter_id=f.chapter(m, 1, src=src).id, source_chapter_key="1")
+        )
+        if route == "dead-jobs/":
+            Job.objects.filter(id=job.id).update(state="dead")
+    monkeypatch.setattr(backlog, "SEARCH_MANGAS", 3)
+
+    body = client.get(BASE + route, {"q": "common"}).json()
+    listed = body["active_jobs"] if route == "backlog/" else body
+    assert (len(listed["results"]), listed["count"], listed["count_exact"]) == (3, 3, False)
+    one = client.get(BASE + route, {"q": "word 4"}).json()
+    listed = one["active_jobs"] if route == "backlog/" else one
+    assert (len(listed["results"]), listed["count_exact"]) == (1, True)
