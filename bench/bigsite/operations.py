@@ -87,6 +87,14 @@ def _deep_title_cursor(size: Size) -> str:
     return TitleCursor(title, key).encode()
 
 
+def _deep_latest_cursor(size: Size) -> str:
+    """The `after` cursor of the manga 90 % of the way down the latest-update order (found once, untimed)."""
+    from catalog.models import LATEST_CHAPTER_ORDER, Manga
+    from reader.library import LatestCursor
+
+    return LatestCursor.of(Manga.objects.order_by(*LATEST_CHAPTER_ORDER)[int(size.mangas * 0.9)]).encode()
+
+
 def _deep_backlog_cursor(size: Size) -> str:
     """The backlog's `after` cursor of the active job 90 % of the way down the lease order (found once, untimed)."""
     from catalog.api import seek
@@ -131,6 +139,7 @@ def operations(size: Size) -> list[Operation]:
     client = operator_client()
     deep_api_page = max(1, int(size.mangas * 0.9) // 50)
     deep_cursor = _deep_backlog_cursor(size)
+    deep_latest = _deep_latest_cursor(size)  # the next link's cursor deep in the web library and /opds/latest/
     admin = "/api/v1/admin/crawler"
     deep_web_page = max(1, int(size.mangas * 0.9) // 24)  # reader.web_views.GRID_PAGE_SIZE
     long_feed_page = LONG_MANGA_CHAPTERS // 50  # the last page of the OPDS chapter feed (50 a page)
@@ -193,8 +202,13 @@ def operations(size: Size) -> list[Operation]:
         Operation("OPDS search", _get(client, "/opds/search/", q=SEARCH)),
         Operation("OPDS search, common word", _get(client, "/opds/search/", q=COMMON_WORD)),
         Operation("OPDS latest deep page (90 %)", _get(client, "/opds/latest/", page=deep_api_page)),
+        Operation(
+            "OPDS latest deep page (90 %, cursor)",
+            _get(client, "/opds/latest/", page=deep_api_page, after=deep_latest),
+        ),
         Operation("web library", _get(client, "/")),
         Operation("web library deep page (90 %)", _get(client, "/", page=deep_web_page)),
+        Operation("web library deep page (90 %, cursor)", _get(client, "/", page=deep_web_page, after=deep_latest)),
         Operation("web manga, 2,000 chapters", _get(client, f"/mangas/{LONG_MANGA_ID}/")),
         Operation("API manga, 2,000 chapters", _get(client, f"/api/v1/mangas/{LONG_MANGA_ID}/")),
         Operation("OPDS manga, 2,000 chapters", _get(client, f"/opds/mangas/{LONG_MANGA_ID}/")),
