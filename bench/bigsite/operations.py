@@ -20,7 +20,7 @@ from typing import Any
 
 from bigsite.seed import LONG_MANGA_CHAPTERS, LONG_MANGA_ID, SEARCHED_MANGA, Size, row_id, searched_term
 
-# A word in a fifth of the titles ("Dragon moon 7", "Moon dragon 70"), as a user types it: the answer grows
+# A word in 19 % of the titles ("Dragon moon 7", "Moon dragon 70"), as a user types it: the answer grows
 # with the library, the work to show its first page must not.
 COMMON_WORD = "dragon"
 # One manga's title end, the same answer at every size (a bare number such as "4242" also matched
