@@ -15,12 +15,14 @@ import base64
 import binascii
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
+from catalog.api import seek
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Manga, Tag
 from catalog.search import title_matches
 from reader.progress import has_unread
@@ -126,6 +128,43 @@ def paged_by_title(
         has_next,
         next_params={"after": TitleCursor.of(rows[-1]).encode()} if rows and has_next else {},
         previous_params={"before": TitleCursor.of(rows[0]).encode()} if rows and page > 1 else {},
+    )
+
+
+def paged_by_keys(
+    queryset: QuerySet[Any],
+    page: int,
+    keys: Sequence[seek.Key],
+    *,
+    after: str | None = None,
+    before: str | None = None,
+    size: int = PAGE_SIZE,
+) -> Paged[Any]:
+    """A page of `queryset` in the order of `keys` (catalog.api.seek, ending in the primary key): sought from
+    an `after` or `before` cursor when one is given, else by offset. BadCursor for a cursor we did not write."""
+    ordered = queryset.order_by(*seek.order_of(keys))
+    model = queryset.model
+    if after and before:
+        raise BadCursor("give one cursor: `after` pages forward, `before` pages back")
+    try:
+        if after:
+            found = list(ordered.filter(seek.after(keys, seek.decode(after, model, keys)))[: size + 1])
+            rows, has_next = found[:size], len(found) > size
+        elif before:
+            backward = ordered.filter(seek.before(keys, seek.decode(before, model, keys)))
+            rows = list(backward.order_by(*seek.order_of(seek.reversed_keys(keys)))[:size])[::-1]
+            has_next = True
+        else:
+            plain = paged(ordered, page, size)
+            rows, has_next = plain.rows, plain.has_next
+    except seek.BadCursor as exc:
+        raise BadCursor(str(exc)) from exc
+    return Paged(
+        rows,
+        page,
+        has_next,
+        next_params={"after": seek.encode(rows[-1], keys)} if rows and has_next else {},
+        previous_params={"before": seek.encode(rows[0], keys)} if rows and page > 1 else {},
     )
 
 

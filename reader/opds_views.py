@@ -29,6 +29,7 @@ from reader.progress import progress_by_chapter, readable_chapters, record_page_
 from reader.source_settings import language
 
 FEED_CACHE_CONTROL = "private, no-cache"
+CHAPTER_KEYS = (("number", False), ("created_at", False), ("id", False))  # reading order, ties by id
 MAX_PAGES = 100_000  # no chapter has more; a bigger number would overflow the database's OFFSET
 
 
@@ -322,7 +323,17 @@ def _chapter_entry(
 def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
     """Acquisition feed: one entry per readable chapter, in number order, paged."""
     manga = get_object_or_404(Manga.objects.prefetch_related("tags"), pk=manga_id)
-    page = library.paged(with_stream_type(readable_chapters(manga).select_related("source")), page_param(request))
+    chapters = with_stream_type(readable_chapters(manga).select_related("source"))
+    try:  # a long series pages by (number, arrival, id) cursors, as the chapter list reads
+        page = library.paged_by_keys(
+            chapters,
+            page_param(request),
+            CHAPTER_KEYS,
+            after=request.GET.get("after"),
+            before=request.GET.get("before"),
+        )
+    except library.BadCursor as exc:
+        raise BadParameter(str(exc)) from exc
     progress = progress_by_chapter(request.user, [c.id for c in page.rows])
     tags = [t.name for t in manga.tags.all()]
     self_url = request.build_absolute_uri()

@@ -17,16 +17,15 @@ from typing import Any
 from django.db.models import Count, Exists, F, FilteredRelation, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from catalog.api import seek
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, MangaSource
 from catalog.search import title_search
 from reader.library import (
     MANGA_FIELDS,
-    BadCursor,
     LatestCursor,
     Paged,
     TitleCursor,
     paged,
+    paged_by_keys,
     paged_by_latest,
     paged_by_title,
 )
@@ -184,29 +183,4 @@ def library_page(rows: QuerySet[Manga], query: LibraryQuery, size: int) -> Paged
         cursors = (TitleCursor.decode(token) if token else None for token in (query.after, query.before))
         title_after, title_before = cursors
         return paged_by_title(rows, query.page, after=title_after, before=title_before, size=size)
-    return _paged_by_added(rows, query, size)
-
-
-def _paged_by_added(rows: QuerySet[Manga], query: LibraryQuery, size: int) -> Paged[Manga]:
-    try:
-        if query.after:
-            found = list(rows.filter(seek.after(ADDED_KEYS, seek.decode(query.after, Manga, ADDED_KEYS)))[: size + 1])
-            shown, has_next = found[:size], len(found) > size
-        elif query.before:
-            values = seek.decode(query.before, Manga, ADDED_KEYS)
-            backward = rows.filter(seek.before(ADDED_KEYS, values)).order_by(
-                *seek.order_of(seek.reversed_keys(ADDED_KEYS))
-            )
-            shown, has_next = list(backward[:size])[::-1], True
-        else:
-            plain = paged(rows, query.page, size)
-            shown, has_next = plain.rows, plain.has_next
-    except seek.BadCursor as exc:
-        raise BadCursor(str(exc)) from exc
-    return Paged(
-        shown,
-        query.page,
-        has_next,
-        next_params={"after": seek.encode(shown[-1], ADDED_KEYS)} if shown and has_next else {},
-        previous_params={"before": seek.encode(shown[0], ADDED_KEYS)} if shown and query.page > 1 else {},
-    )
+    return paged_by_keys(rows, query.page, ADDED_KEYS, after=query.after, before=query.before, size=size)

@@ -319,3 +319,32 @@ def test_a_deep_manga_feed_page_computes_page_counts_for_its_own_chapters_only(c
     outer, keys = chapters.split("IN (SELECT", 1)
     assert "catalog_page" in outer
     assert "catalog_page" not in keys
+
+
+def test_a_long_manga_feed_seeks_by_cursor_forwards_and_back_through_equal_numbers(
+    client, alice, get, opds_schema, src
+):
+    """A long series' feed pages by (number, arrival, id): chapters that share a number (two releases of one)
+    across a page edge each come once, in the order the numbered pages give."""
+    m = f.manga("Long", src=src)
+    for n in range(1, 101):
+        f.chapter(m, n, src=src, pages=1)
+    for _ in range(15):
+        f.chapter(m, 50, src=src, pages=1)  # fifteen more releases of chapter 50, around the first page's edge
+    first = assert_valid_opds(opds_schema, get(f"/opds/mangas/{m.id}/").content)
+    assert "page=2&after=" in links(first, "next")[0].get("href")
+    forwards = _follow(get, f"/opds/mangas/{m.id}/", "next")
+    assert [len(p) for p in forwards] == [50, 50, 15]
+    ids = lambda n: etree.fromstring(get(f"/opds/mangas/{m.id}/", page=n).content).xpath(  # noqa: E731
+        "a:entry/a:id/text()", namespaces=NS
+    )
+    by_number = [ids(n) for n in (1, 2, 3)]
+    seen = [i for page in by_number for i in page]
+    assert len(set(seen)) == 115
+    titles = [etree.fromstring(get(f"/opds/mangas/{m.id}/", page=n).content) for n in (1, 2, 3)]
+    assert forwards == [t.xpath("a:entry/a:title/text()", namespaces=NS) for t in titles]
+    third = etree.fromstring(get(f"/opds/mangas/{m.id}/", page=3).content)
+    assert "page=2&before=" in links(third, "previous")[0].get("href")
+    assert _follow(get, links(third, "previous")[0].get("href"), "previous") == forwards[:2][::-1]
+    bad = client.get(f"/opds/mangas/{m.id}/", {"page": 2, "after": "WzEsMl0"}, **basic("alice", PASSWORD))
+    assert bad.status_code == 400 and b"cursor" in bad.content
