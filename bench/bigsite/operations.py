@@ -95,6 +95,16 @@ def _deep_latest_cursor(size: Size) -> str:
     return LatestCursor.of(Manga.objects.order_by(*LATEST_CHAPTER_ORDER)[int(size.mangas * 0.9)]).encode()
 
 
+def _last_chapters_cursor() -> str:
+    """The OPDS feed's `after` cursor that opens the 2,000-chapter manga's last page (found once, untimed)."""
+    from catalog.api import seek
+    from catalog.models import Chapter
+    from reader.opds_views import CHAPTER_KEYS
+
+    chapters = Chapter.objects.filter(manga_id=LONG_MANGA_ID).order_by(*seek.order_of(CHAPTER_KEYS))
+    return seek.encode(chapters[LONG_MANGA_CHAPTERS - 50 - 1], CHAPTER_KEYS)
+
+
 def _deep_backlog_cursor(size: Size) -> str:
     """The backlog's `after` cursor of the active job 90 % of the way down the lease order (found once, untimed)."""
     from catalog.api import seek
@@ -215,6 +225,10 @@ def operations(size: Size) -> list[Operation]:
         Operation(
             "OPDS manga, 2,000 chapters, last page",
             _get(client, f"/opds/mangas/{LONG_MANGA_ID}/", page=long_feed_page),
+        ),
+        Operation(
+            "OPDS manga, 2,000 chapters, last page (cursor)",
+            _get(client, f"/opds/mangas/{LONG_MANGA_ID}/", page=long_feed_page, after=_last_chapters_cursor()),
         ),
         Operation("Komga books, 2,000 chapters", _get(client, f"/api/v1/series/{LONG_MANGA_ID}/books")),
         Operation(
