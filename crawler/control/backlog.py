@@ -38,7 +38,7 @@ LEASE_ORDER = (("scheduled_at", False), ("created_at", False), ("id", False))
 
 # A search looks at the jobs of this many matching mangas at most (a common word matches thousands): the
 # work is the mangas' jobs (45 a manga on a busy site), so it is what a rare word costs, a few times over.
-SEARCH_MANGAS = 40
+SEARCH_MANGAS = 20
 
 
 def candidate_mangas(q: str) -> QuerySet[Manga]:
