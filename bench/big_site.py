@@ -92,7 +92,7 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]
             seed(size)
             print(f"filled in {time.perf_counter() - began:.0f} s")
         results = {}
-        print(f"\n{'operation':<40} {'median ms':>10} {'runs':>5} {'queries':>8}")
+        print(f"\n{'operation':<46} {'median ms':>10} {'runs':>5} {'queries':>8}")
         for operation in operations(size):
             if only and not any(part in operation.name for part in only):
                 continue
@@ -100,7 +100,7 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]
             if operation.writes:
                 _vacuum("crawler_jobs")
             results[timed.name] = {"median_ms": timed.median_ms, "queries": timed.queries}
-            print(f"{timed.name:<40} {timed.median_ms:>10.1f} {timed.runs:>5} {timed.queries:>8}", flush=True)
+            print(f"{timed.name:<46} {timed.median_ms:>10.1f} {timed.runs:>5} {timed.queries:>8}", flush=True)
         ran_on = versions()
         connection.close()
         return results, ran_on
@@ -127,12 +127,12 @@ def print_growth(sizes: list[Size], results: dict[str, dict[str, dict]]) -> None
     labels = [size.label for size in sizes]
     head = "".join(f"{label + ' ms':>12}" for label in labels)
     growth = f"{'growth':>8}" if len(sizes) > 1 else ""
-    print(f"\n{'operation (median of the calls)':<40}{head}{growth}")
+    print(f"\n{'operation (median of the calls)':<46}{head}{growth}")
     for name in results[labels[0]]:
         row = [results[label][name]["median_ms"] for label in labels]
         cells = "".join(f"{ms:>12.1f}" for ms in row)
         ratio = f"{row[-1] / row[0]:>7.1f}x" if len(row) > 1 and row[0] > 0 else ""
-        print(f"{name:<40}{cells}{ratio}")
+        print(f"{name:<46}{cells}{ratio}")
 
 
 def versions() -> str:

@@ -15,7 +15,8 @@ import uuid
 from decimal import Decimal
 from typing import Any, Protocol
 
-from django.db.models import F, OrderBy, Q
+from django.db.models import F, IntegerField, OrderBy, Q, Value
+from django.db.models.functions import Coalesce
 
 READING_ORDER: tuple[OrderBy, ...] = (
     F("kind").asc(),
@@ -24,6 +25,20 @@ READING_ORDER: tuple[OrderBy, ...] = (
     F("created_at").asc(),
     F("id").asc(),
 )
+
+
+# READING_ORDER as cursor keys (catalog.api.seek): a cursor holds no NULL, so a chapter printed without a
+# volume sorts under VOLUME_ORDER's stand-in, after every real volume, as `nulls_last` puts it.
+NO_VOLUME = 2**31 - 1
+VOLUME_ORDER = Coalesce("volume", Value(NO_VOLUME), output_field=IntegerField())
+CURSOR_KEYS: tuple[tuple[str, bool], ...] = (
+    ("kind", False),
+    ("volume_order", False),
+    ("number", False),
+    ("created_at", False),
+    ("id", False),
+)
+CURSOR_FIELDS = {"volume_order": IntegerField()}
 
 
 class Ordered(Protocol):

@@ -44,6 +44,13 @@ def by_id_while_running(job_id: uuid.UUID) -> QuerySet[Job]:
     )
 
 
+def by_id_in_while_running(job_ids: list[uuid.UUID]) -> QuerySet[Job]:
+    """`by_id_while_running` for several ids at once: primary-key probes, the state compared as an expression."""
+    return Job.objects.alias(state_value=Concat("state", Value(""), output_field=CharField())).filter(
+        id__in=job_ids, state_value=JobState.RUNNING
+    )
+
+
 def guarded_row(job_id: uuid.UUID, generation: int) -> QuerySet[Job]:
     return by_id_while_running(job_id).filter(lease_generation=generation)
 

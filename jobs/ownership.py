@@ -12,11 +12,14 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
+from functools import reduce
+from operator import or_
 
 from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.db.models.functions import Now
 
-from jobs.guards import guarded_row, now_plus, warn_stale
+from jobs.guards import by_id_in_while_running, guarded_row, now_plus, warn_stale
 from jobs.models import Job, JobState
 from jobs.queue import Lease
 
@@ -51,15 +54,25 @@ def renew(lease_: Lease, lease_duration: timedelta) -> bool:
 
 
 def renew_many(leases: Sequence[Lease], lease_duration: timedelta) -> set[uuid.UUID]:
-    """`renew` for every lease a worker holds, in one transaction; returns the ids still held.
+    """`renew` for every lease a worker holds in one UPDATE; returns the ids still held.
 
     Each row keeps `renew`'s `(id, generation, running)` guard, so a lease
     that was released or re-leased meanwhile is left out of the answer and its
     worker drops that job, while the others are extended. The heartbeat runs
     every CRAWLER_HEARTBEAT_SECS over at most the worker's concurrency: one
-    commit per beat is all that matters here.
+    statement a beat when every lease is still held (the usual case), and a
+    second that reads which are when some were lost.
     """
     if not leases:
         return set()
-    with transaction.atomic():
-        return {lease_.id for lease_ in leases if renew(lease_, lease_duration)}
+    held = renewal_rows(leases)
+    if held.update(leased_until=now_plus(lease_duration), updated_at=Now()) == len({lease_.id for lease_ in leases}):
+        return {lease_.id for lease_ in leases}
+    # Some lease was lost: the rows that still match the guard are the ones held (a generation never comes back).
+    return set(held.values_list("id", flat=True))
+
+
+def renewal_rows(leases: Sequence[Lease]) -> QuerySet[Job]:
+    """The rows of `leases` still running under the generation each was leased with (primary-key probes)."""
+    pairs = reduce(or_, (Q(id=lease_.id, lease_generation=lease_.lease_generation) for lease_ in leases))
+    return by_id_in_while_running([lease_.id for lease_ in leases]).filter(pairs)

@@ -24,6 +24,7 @@ SORTS = {
 DEFAULT_SORT = "updated"
 MAX_PAGE = 100_000
 MAX_QUERY = 200
+MAX_CURSOR = 1_000  # a title cursor holds a title (at most 500 characters) and an id, base64-encoded
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,19 @@ class LibraryQuery:
     status: str = ""
     source: str = ""
     page: int = 1
+    # A seek cursor of the page's next (`after`) or previous (`before`) link, as the link wrote it.
+    after: str = ""
+    before: str = ""
 
     @property
     def filtered(self) -> bool:
         return bool(self.q or self.tag or self.status or self.source)
 
     def params(self, **changes: str | int) -> dict[str, str]:
-        """The query string that asks for this listing again (with `changes`), without defaults."""
+        """The query string that asks for this listing again (with `changes`), without defaults.
+
+        A cursor is never carried over: only the page links that pass one (`after=`, `before=`) seek.
+        """
         values = {
             "q": self.q,
             "sort": self.sort if self.sort_chosen else "",
@@ -75,6 +82,9 @@ def parse_library_query(params: Mapping[str, str], *, sources: Collection[str]) 
             f"page={raw_page[:20]!r} is not a page number: use a whole number from 1 to {MAX_PAGE:,}"
         ) from exc
     sort = _choice(params, "sort", SORTS)
+    after, before = (params.get(name, "").strip() for name in ("after", "before"))
+    if after and before:
+        raise BadParameter("give one cursor: after= pages forward, before= pages back")
     return LibraryQuery(
         q=params.get("q", "").strip()[:MAX_QUERY],
         sort=sort or DEFAULT_SORT,
@@ -83,4 +93,6 @@ def parse_library_query(params: Mapping[str, str], *, sources: Collection[str]) 
         status=_choice(params, "status", Manga.Status.values),
         source=_choice(params, "source", sources),
         page=page,
+        after=after[:MAX_CURSOR],
+        before=before[:MAX_CURSOR],
     )

@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
 
+from catalog import chapter_order
 from catalog.models import Chapter, Manga, Page, Tag
 from reader import atom, library
 from reader.atom import Entry, Feed, Link
@@ -93,6 +94,20 @@ def _seeking_by_title(request: HttpRequest, rows: Any) -> library.Paged[Manga]:
     except library.BadCursor as exc:
         raise BadParameter(str(exc)) from exc
     return library.paged_by_title(rows, page_param(request), after=after, before=before)
+
+
+def _seeking_by_latest(request: HttpRequest, rows: Any) -> library.Paged[Manga]:
+    """The latest-update feed follows the cursor its own next/previous links carry."""
+    try:
+        after, before = (
+            library.LatestCursor.decode(request.GET[name]) if name in request.GET else None
+            for name in ("after", "before")
+        )
+    except library.BadCursor as exc:
+        raise BadParameter(str(exc)) from exc
+    if after is not None and before is not None:
+        raise BadParameter("give one cursor: `after` pages forward, `before` pages back")
+    return library.paged_by_latest(rows, page_param(request), after=after, before=before)
 
 
 def _cover_links(request: HttpRequest, manga: Manga) -> list[Link]:
@@ -177,7 +192,11 @@ def root(request: HttpRequest) -> HttpResponse:
 @opds_view
 def latest(request: HttpRequest) -> HttpResponse:
     return _manga_list_feed(
-        request, feed_id="urn:mangalord:opds:latest", title="Latest updates", rows=library.latest_mangas()
+        request,
+        feed_id="urn:mangalord:opds:latest",
+        title="Latest updates",
+        rows=library.latest_mangas(),
+        pager=_seeking_by_latest,
     )
 
 
@@ -304,7 +323,18 @@ def _chapter_entry(
 def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
     """Acquisition feed: one entry per readable chapter, in reading order (extras after the main chapters), paged."""
     manga = get_object_or_404(Manga.objects.prefetch_related("tags"), pk=manga_id)
-    page = library.paged(with_stream_type(readable_chapters(manga).select_related("source")), page_param(request))
+    chapters = with_stream_type(readable_chapters(manga).select_related("source"))
+    try:  # a long series pages by cursors in reading order (catalog.chapter_order), as the chapter list reads
+        page = library.paged_by_keys(
+            chapters.annotate(volume_order=chapter_order.VOLUME_ORDER),
+            page_param(request),
+            chapter_order.CURSOR_KEYS,
+            after=request.GET.get("after"),
+            before=request.GET.get("before"),
+            annotated=chapter_order.CURSOR_FIELDS,
+        )
+    except library.BadCursor as exc:
+        raise BadParameter(str(exc)) from exc
     progress = progress_by_chapter(request.user, [c.id for c in page.rows])
     tags = [t.name for t in manga.tags.all()]
     self_url = request.build_absolute_uri()

@@ -19,7 +19,16 @@ from django.db.models.functions import Coalesce
 
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, MangaSource
 from catalog.search import title_search
-from reader.library import MANGA_FIELDS
+from reader.library import (
+    MANGA_FIELDS,
+    LatestCursor,
+    Paged,
+    TitleCursor,
+    paged,
+    paged_by_keys,
+    paged_by_latest,
+    paged_by_title,
+)
 from reader.library_query import LibraryQuery
 from reader.models import ReadProgress
 from reader.naming import chapter_title
@@ -156,3 +165,22 @@ def bookmarks_with_new_chapters(user: Any, *, size: int = SHELF_SIZE) -> list[Ma
     rows = Manga.objects.only(*MANGA_FIELDS).filter(Exists(Bookmark.objects.filter(user=user, manga=OuterRef("pk"))))
     # Every bookmark's counts decide whether it is on the shelf: one grouped join, not subqueries per bookmark.
     return list(with_counts_aggregated(rows, user).filter(unread_count__gt=0).order_by(*LATEST_CHAPTER_ORDER)[:size])
+
+
+ADDED_KEYS = (("created_at", True), ("id", True))  # ORDERS["added"] as seek keys
+
+
+def library_page(rows: QuerySet[Manga], query: LibraryQuery, size: int) -> Paged[Manga]:
+    """The grid's page of `rows` (ordered by `library_rows`): sought from the query's cursor in the orders that
+    have one (updated, title, added), so a deep page costs what the first does; by number in the others (best
+    match, most unread: computed orders) and when no cursor is given. BadCursor for a cursor we did not write."""
+    if (query.q and not query.sort_chosen) or query.sort not in ("updated", "title", "added"):
+        return paged(rows, query.page, size)
+    if query.sort == "updated":
+        after, before = (LatestCursor.decode(token) if token else None for token in (query.after, query.before))
+        return paged_by_latest(rows, query.page, after=after, before=before, size=size)
+    if query.sort == "title":
+        cursors = (TitleCursor.decode(token) if token else None for token in (query.after, query.before))
+        title_after, title_before = cursors
+        return paged_by_title(rows, query.page, after=title_after, before=title_before, size=size)
+    return paged_by_keys(rows, query.page, ADDED_KEYS, after=query.after, before=query.before, size=size)

@@ -40,6 +40,7 @@ from reader.progress import (
 )
 from reader.reading_modes import default_mode
 from reader.source_settings import reading_direction, reading_mode
+from reader.templatetags.reader_ui import library_link
 from reader.theme import UnknownTheme, set_theme
 
 LOGIN = "reader:login"
@@ -75,12 +76,17 @@ def library(request: HttpRequest) -> HttpResponse:
         query = parse_library_query(request.GET, sources=sources)
     except BadParameter as exc:
         return bad_request_page(request, str(exc))
-    page = listings.paged(shelves.library_rows(query, request.user), query.page, GRID_PAGE_SIZE)
+    try:
+        page = shelves.library_page(shelves.library_rows(query, request.user), query, GRID_PAGE_SIZE)
+    except listings.BadCursor as exc:
+        return bad_request_page(request, str(exc))
     shelves.attach_counts(page.rows, request.user)
     first_view = query.page == 1 and not query.filtered and not query.sort_chosen
     context = {
         "page": page,
         "query": query,
+        "previous_link": library_link(query, page=page.page - 1, **page.previous_params),
+        "next_link": library_link(query, page=page.page + 1, **page.next_params),
         "q": query.q,
         "sorts": SORTS,
         "statuses": Manga.Status.choices,

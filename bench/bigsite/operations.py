@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from bigsite.seed import LONG_MANGA_ID, SEARCHED_MANGA, Size, row_id, searched_term
+from bigsite.seed import LONG_MANGA_CHAPTERS, LONG_MANGA_ID, SEARCHED_MANGA, Size, row_id, searched_term
 
+# A word in 19 % of the titles ("Dragon moon 7", "Moon dragon 70"), as a user types it: the answer grows
+# with the library, the work to show its first page must not.
+COMMON_WORD = "dragon"
 # One manga's title end, the same answer at every size (a bare number such as "4242" also matched
 # x4242 and 4242x: 1 manga at 10k, 20 at 100k, so the answer grew with the table).
 SEARCH = searched_term(SEARCHED_MANGA)
@@ -33,6 +36,8 @@ class Operation:
     name: str
     call: Callable[[], Any]
     writes: bool = False
+    # Run inside the call's transaction before the clock starts (its statements are not counted).
+    setup: Callable[[], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,24 @@ def _deep_title_cursor(size: Size) -> str:
     return TitleCursor(title, key).encode()
 
 
+def _deep_latest_cursor(size: Size) -> str:
+    """The `after` cursor of the manga 90 % of the way down the latest-update order (found once, untimed)."""
+    from catalog.models import LATEST_CHAPTER_ORDER, Manga
+    from reader.library import LatestCursor
+
+    return LatestCursor.of(Manga.objects.order_by(*LATEST_CHAPTER_ORDER)[int(size.mangas * 0.9)]).encode()
+
+
+def _last_chapters_cursor() -> str:
+    """The OPDS feed's `after` cursor that opens the 2,000-chapter manga's last page (found once, untimed)."""
+    from catalog.api import seek
+    from catalog.models import Chapter
+    from reader.opds_views import CHAPTER_KEYS
+
+    chapters = Chapter.objects.filter(manga_id=LONG_MANGA_ID).order_by(*seek.order_of(CHAPTER_KEYS))
+    return seek.encode(chapters[LONG_MANGA_CHAPTERS - 50 - 1], CHAPTER_KEYS)
+
+
 def _deep_backlog_cursor(size: Size) -> str:
     """The backlog's `after` cursor of the active job 90 % of the way down the lease order (found once, untimed)."""
     from catalog.api import seek
@@ -103,6 +126,22 @@ def _enqueue_with_dedup() -> Callable[[], Any]:
     return lambda: queue.enqueue_many(batch)
 
 
+def _renew_ten() -> Operation:
+    """A worker's heartbeat over the 10 leases it holds (leased untimed, inside the call's transaction)."""
+    from jobs import queue
+    from jobs.ownership import renew_many
+
+    held: list[Any] = []
+
+    def lease_ten() -> None:
+        held[:] = queue.lease(None, 10, LEASE)
+
+    def renew() -> None:
+        assert len(renew_many(held, LEASE)) == 10
+
+    return Operation("renew 10 leases (heartbeat)", renew, writes=True, setup=lease_ten)
+
+
 def operations(size: Size) -> list[Operation]:
     from crawler.status.compose import queue_counts
     from jobs import housekeeping, queue
@@ -110,7 +149,11 @@ def operations(size: Size) -> list[Operation]:
     client = operator_client()
     deep_api_page = max(1, int(size.mangas * 0.9) // 50)
     deep_cursor = _deep_backlog_cursor(size)
+    deep_latest = _deep_latest_cursor(size)  # the next link's cursor deep in the web library and /opds/latest/
     admin = "/api/v1/admin/crawler"
+    deep_web_page = max(1, int(size.mangas * 0.9) // 24)  # reader.web_views.GRID_PAGE_SIZE
+    long_feed_page = LONG_MANGA_CHAPTERS // 50  # the last page of the OPDS chapter feed (50 a page)
+    long_books_page = LONG_MANGA_CHAPTERS // 20 - 1  # the last page of Komga's books (20 a page, 0-based)
     return [
         Operation("lease 10 (any kind)", lambda: queue.lease(None, 10, LEASE), writes=True),
         Operation(
@@ -134,23 +177,64 @@ def operations(size: Size) -> list[Operation]:
             _post(client, f"{admin}/requeue/", {"scope": "all", "confirm": True}),
             writes=True,
         ),
+        Operation(
+            "requeue one manga's dead (15)",
+            _post(
+                client,
+                f"{admin}/requeue/",
+                {"scope": "manga", "target": str(row_id("manga", size.dead_manga))},
+            ),
+            writes=True,
+        ),
+        Operation(
+            "requeue one manga's dead (none)",
+            _post(client, f"{admin}/requeue/", {"scope": "manga", "target": str(row_id("manga", SEARCHED_MANGA))}),
+            writes=True,
+        ),
+        _renew_ten(),
         Operation("reap done (1,000 expired)", lambda: housekeeping.reap_done(7), writes=True),
         Operation("admin job list, kind filter", _get(client, "/admin/jobs/job/", kind__exact="sync_chapter_content")),
         Operation("admin job list, search", _get(client, "/admin/jobs/job/", q=SEARCH)),
+        Operation("backlog search, common word", _get(client, f"{admin}/backlog/", q=COMMON_WORD)),
+        Operation("history search, common word", _get(client, f"{admin}/history/", q=COMMON_WORD)),
+        Operation("dead-job search, common word", _get(client, f"{admin}/dead-jobs/", q=COMMON_WORD)),
+        Operation("admin job list, search, common word", _get(client, "/admin/jobs/job/", q=COMMON_WORD)),
         Operation("admin chapter list", _get(client, "/admin/catalog/chapter/")),
         Operation("API mangas first page", _get(client, "/api/v1/mangas/")),
         Operation("API mangas deep page (90 %)", _get(client, "/api/v1/mangas/", page=deep_api_page)),
         Operation("API mangas search", _get(client, "/api/v1/mangas/", q=SEARCH)),
+        Operation("API mangas search, common word", _get(client, "/api/v1/mangas/", q=COMMON_WORD)),
         Operation("OPDS all first page", _get(client, "/opds/all/")),
         Operation(
             "OPDS all deep page (90 %, cursor)",
             _get(client, "/opds/all/", page=deep_api_page, after=_deep_title_cursor(size)),
         ),
         Operation("OPDS search", _get(client, "/opds/search/", q=SEARCH)),
+        Operation("OPDS search, common word", _get(client, "/opds/search/", q=COMMON_WORD)),
+        Operation("OPDS latest deep page (90 %)", _get(client, "/opds/latest/", page=deep_api_page)),
+        Operation(
+            "OPDS latest deep page (90 %, cursor)",
+            _get(client, "/opds/latest/", page=deep_api_page, after=deep_latest),
+        ),
         Operation("web library", _get(client, "/")),
+        Operation("web library deep page (90 %)", _get(client, "/", page=deep_web_page)),
+        Operation("web library deep page (90 %, cursor)", _get(client, "/", page=deep_web_page, after=deep_latest)),
         Operation("web manga, 2,000 chapters", _get(client, f"/mangas/{LONG_MANGA_ID}/")),
         Operation("API manga, 2,000 chapters", _get(client, f"/api/v1/mangas/{LONG_MANGA_ID}/")),
         Operation("OPDS manga, 2,000 chapters", _get(client, f"/opds/mangas/{LONG_MANGA_ID}/")),
+        Operation(
+            "OPDS manga, 2,000 chapters, last page",
+            _get(client, f"/opds/mangas/{LONG_MANGA_ID}/", page=long_feed_page),
+        ),
+        Operation(
+            "OPDS manga, 2,000 chapters, last page (cursor)",
+            _get(client, f"/opds/mangas/{LONG_MANGA_ID}/", page=long_feed_page, after=_last_chapters_cursor()),
+        ),
+        Operation("Komga books, 2,000 chapters", _get(client, f"/api/v1/series/{LONG_MANGA_ID}/books")),
+        Operation(
+            "Komga books, 2,000 chapters, last page",
+            _get(client, f"/api/v1/series/{LONG_MANGA_ID}/books", page=long_books_page),
+        ),
     ]
 
 
@@ -169,6 +253,8 @@ def _once(operation: Operation) -> tuple[float, int]:
 
     connection.queries_log.clear()  # a full log (9,000 entries) would hide this call's statements
     with transaction.atomic():
+        if operation.setup is not None:
+            operation.setup()
         with CaptureQueriesContext(connection) as queries:
             began = time.perf_counter()
             operation.call()

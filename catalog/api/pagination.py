@@ -98,6 +98,8 @@ class SeekPagination(Pagination):
         if not self.window.rows and self.number > 1:
             raise NotFound("Invalid page.")
         self.count, self.count_exact = seek.capped_count(queryset)
+        if getattr(view, "search_is_cut", False):  # the list holds some of the matches only: "more than"
+            self.count_exact = False
         return self.window.rows
 
     def get_paginated_response(self, data: Any) -> Response:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Field, Model, Q, QuerySet
 
 from catalog import inputs
 
@@ -62,13 +62,19 @@ def encode(row: Model, keys: Sequence[Key]) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def decode(token: str, model: type[Model], keys: Sequence[Key]) -> list[Any]:
-    """The sort keys `encode` wrote, as the fields' Python values; BadCursor for anything else."""
+def decode(
+    token: str, model: type[Model], keys: Sequence[Key], annotated: Mapping[str, Field[Any, Any]] | None = None
+) -> list[Any]:
+    """The sort keys `encode` wrote, as the fields' Python values; BadCursor for anything else.
+
+    `annotated`: the field of each key that is an annotation of the queryset rather than a model field.
+    """
     try:
         raw = inputs.loads_bounded(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         if not isinstance(raw, list) or len(raw) != len(keys) or any(v is None for v in raw):
             raise ValueError(raw)
-        return [model._meta.get_field(name).to_python(value) for (name, _), value in zip(keys, raw, strict=True)]
+        fields = [(annotated or {}).get(name) or model._meta.get_field(name) for name, _ in keys]
+        return [field.to_python(value) for field, value in zip(fields, raw, strict=True)]
     except (binascii.Error, ValueError, TypeError, AttributeError, ValidationError) as exc:
         raise BadCursor("the cursor is not one this server wrote; follow the list's own next link") from exc
 

@@ -22,6 +22,9 @@ class DeadJobsView(StaffOnly, ListAPIView):
     def query(self) -> dict:
         params = self.query_serializer(data=self.request.query_params)
         params.is_valid(raise_exception=True)
+        q = params.validated_data.get("q")
+        # Read by SeekPagination: a search cut at backlog.SEARCH_MANGAS mangas counts "more than".
+        self.search_is_cut = bool(q) and backlog.search_is_cut(q)
         return params.validated_data
 
     def get_queryset(self) -> QuerySet[Job]:

@@ -121,9 +121,17 @@ class BacklogQuery(JobListQuery):
         min_value=1,
         max_value=MAX_PAGE,
         default=1,
-        help_text="Page of both lists. Beside a list's cursor it only numbers the page; a list without its own "
-        f"cursor is paged by number, up to its first {MAX_OFFSET_ROWS:,} rows (a 400 naming the cursor to "
+        help_text="Page of the active jobs. Beside their cursor it only numbers the page; without it the jobs "
+        f"are paged by number, up to their first {MAX_OFFSET_ROWS:,} rows (a 400 naming the cursor to "
         "follow past them).",
+    )
+    covers_page = AsciiIntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_PAGE,
+        default=1,
+        help_text="Page of the mangas missing covers, numbered apart from the jobs' `page`, the same way beside "
+        "or without its own cursor.",
     )
     page_size = AsciiIntegerField(required=False, min_value=1, max_value=100, default=50)
     after = _cursor("Active jobs", "after", "next_after")
@@ -241,6 +249,7 @@ class MissingCoversPageSerializer(ListPageSerializer):
 
 class BacklogSerializer(serializers.Serializer):
     page = serializers.IntegerField()
+    covers_page = serializers.IntegerField()
     page_size = serializers.IntegerField()
     active_jobs = ActiveJobsPageSerializer()
     missing_covers = MissingCoversPageSerializer()

@@ -9,6 +9,8 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
@@ -157,6 +159,18 @@ def test_renew_many_extends_current_leases_and_leaves_out_dead_ones():
     assert Job.objects.get(id=job_id).leased_until > before["leased_until"]
     assert Job.objects.get(id=other_id).leased_until > timezone.now() + timedelta(hours=9)
     assert ownership.renew_many([], timedelta(hours=10)) == set()
+
+
+def test_renew_many_is_one_statement_while_every_lease_is_held():
+    """A heartbeat over several leases sends one UPDATE, not one per lease (nor a savepoint around them)."""
+    held = [_enqueue_page_job() for _ in range(3)]
+    leases = [_lease_one() for _ in held]
+
+    with CaptureQueriesContext(connection) as statements:
+        assert ownership.renew_many(leases, timedelta(hours=10)) == set(held)
+
+    assert len(statements) == 1
+    assert statements[0]["sql"].lstrip().upper().startswith("UPDATE")
 
 
 def test_release_unowned_bumps_generation_even_when_lease_is_held():

@@ -151,3 +151,11 @@ def test_requeue_rejects_bad_scopes_and_missing_targets():
 
 def test_requeue_with_nothing_dead_is_zero(library):
     assert requeue.requeue_dead("manga", library["manga"].id) == 0
+
+
+def test_requeue_manga_scope_finds_its_jobs_through_the_jobs_own_columns(library):
+    """The manga scope names jobs by their manga, chapter or page column (each with its index), never by an
+    OR across the joined chapter and page tables, which makes PostgreSQL scan every chapter of the library."""
+    sql = str(requeue.dead_jobs_in_scope("manga", library["manga"].id).query)
+    assert "UNION" in sql
+    assert " OR " not in sql

@@ -194,7 +194,11 @@ def read_status(book: Book) -> str:
 
 
 def media_status(chapter: Chapter) -> str:
-    return "READY" if chapter.sync_state == Chapter.SyncState.DONE else "UNKNOWN"
+    return media_status_of(chapter.sync_state)
+
+
+def media_status_of(sync_state: str) -> str:
+    return "READY" if sync_state == Chapter.SyncState.DONE else "UNKNOWN"
 
 
 def series_books(user: Any, manga: Manga, wanted: BookFilter) -> list[Book]:
@@ -217,6 +221,58 @@ def series_books(user: Any, manga: Manga, wanted: BookFilter) -> list[Book]:
         else:
             books.sort(key=lambda b: b.position, reverse=sort.descending)
     return books
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """A chapter's sort keys and its place in the series: what ordering and filtering a page of books needs."""
+
+    id: Any
+    position: int
+    created_at: Any
+    updated_at: Any
+    sync_state: str
+    kind: str
+
+
+def series_books_page(
+    user: Any, manga: Manga, wanted: BookFilter, offset: int, size: int | None
+) -> tuple[list[Book], int]:
+    """One page of `series_books` and how many books match, loading only the page's chapters in full.
+
+    The series' chapters are placed and sorted by their keys alone (a 2,000-chapter series: 2,000 narrow
+    rows); the page's chapters are then read with their page counts, sizes and progress (three queries).
+    A read-status filter needs every chapter's progress, and takes `series_books` whole.
+    """
+    if wanted.read_statuses or wanted.deleted is True:
+        books = series_books(user, manga, wanted)
+        return (books if size is None else books[offset : offset + size]), len(books)
+    keys = Chapter.objects.filter(manga=manga, dropped_at__isnull=True).order_by(*READING_ORDER)
+    placed = [
+        _Placed(key, n, created, updated, state, kind)
+        for n, (key, created, updated, state, kind) in enumerate(
+            keys.values_list("id", "created_at", "updated_at", "sync_state", "kind"), start=1
+        )
+    ]
+    main = sum(1 for p in placed if p.kind == CHAPTER)  # READING_ORDER puts every extra after them
+    if wanted.media_statuses:
+        placed = [p for p in placed if media_status_of(p.sync_state) in wanted.media_statuses]
+    for sort in reversed(wanted.sort):
+        if sort.key in ("createdDate", "created"):
+            placed.sort(key=lambda p: p.created_at, reverse=sort.descending)
+        elif sort.key in ("lastModifiedDate", "lastModified"):
+            placed.sort(key=lambda p: p.updated_at, reverse=sort.descending)
+        else:
+            placed.sort(key=lambda p: p.position, reverse=sort.descending)
+    shown = placed if size is None else placed[offset : offset + size]
+    chapters = {c.id: c for c in book_rows().filter(pk__in=[p.id for p in shown])}
+    progress = progress_by_chapter(user, [p.id for p in shown])
+    books = [
+        Book(chapters[p.id], p.position, progress.get(p.id), max(p.position - main, 0))
+        for p in shown
+        if p.id in chapters
+    ]
+    return books, len(placed)
 
 
 def one_book(user: Any, chapter_id: Any) -> Book | None:

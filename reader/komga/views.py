@@ -127,7 +127,9 @@ class SeriesBooks(KomgaView):
     def get(self, request: Request, series_id: str) -> Response:
         wanted = params.book_filter(request.query_params)
         paging = params.paging(request.query_params)
-        books, total = _page_of(queries.series_books(request.user, _manga(series_id), wanted), paging)
+        books, total = queries.series_books_page(
+            request.user, _manga(series_id), wanted, paging.offset, None if paging.unpaged else paging.size
+        )
         return Response(dto.spring_page([_book_json(request, b) for b in books], paging, total))
 
 

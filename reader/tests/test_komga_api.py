@@ -10,6 +10,7 @@ import io
 from datetime import timedelta
 
 import pytest
+from django.http import QueryDict
 from django.test import Client
 from django.utils import timezone
 from PIL import Image
@@ -259,3 +260,77 @@ def test_bad_input_is_a_400_naming_the_parameter_and_changes_nothing(client, lib
     assert not ReadProgress.objects.exists()
     assert client.get("/api/v1/series/not-a-uuid", **ALICE).status_code == 404
     assert client.get("/api/v1/books/00000000-0000-0000-0000-000000000000", **ALICE).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {"page": "1", "size": "3"},
+        {"page": "2", "size": "3", "sort": "metadata.numberSort,desc"},
+        {"size": "4", "sort": "createdDate,desc"},
+        {"size": "2", "media_status": "READY"},
+        {"size": "2", "read_status": "READ"},
+        {"unpaged": "true", "sort": "lastModifiedDate"},
+    ],
+)
+def test_a_long_series_books_page_is_the_whole_listing_cut_where_asked(client, library, alice, query):
+    """The books of a page are placed, filtered and sorted from the chapters' keys and only that page's chapters
+    are read in full: the same books, numbers and total as the whole listing cut at the page."""
+    from reader.komga import params, queries
+
+    berserk, src = library["berserk"], library["berserk"].sources.first().source
+    for n in range(4, 12):
+        f.chapter(berserk, n, src=src, pages=1 if n % 3 else 0)
+    ReadProgress.objects.create(user=alice, chapter=library["chapters"][0], last_page=3, completed=True)
+    qd = QueryDict(mutable=True)
+    qd.update(query)
+    wanted, paging = params.book_filter(qd), params.paging(qd)
+    whole = queries.series_books(alice, berserk, wanted)
+    cut = whole if paging.unpaged else whole[paging.offset : paging.offset + paging.size]
+    size = None if paging.unpaged else paging.size
+    books, total = queries.series_books_page(alice, berserk, wanted, paging.offset, size)
+    assert total == len(whole)
+    assert [(b.chapter.id, b.position, b.progress) for b in books] == [
+        (b.chapter.id, b.position, b.progress) for b in cut
+    ]
+    body = _get(client, f"/api/v1/series/{berserk.id}/books?" + qd.urlencode(), "/api/v1/series/{seriesId}/books")
+    assert [b["id"] for b in body["content"]] == [str(b.chapter.id) for b in cut]
+    assert body["totalElements"] == len(whole)
+
+
+def test_a_series_books_page_keeps_the_reading_order_and_the_extras_numbers(client, library, alice):
+    """Paged books are the whole listing's: volumes, then chapters without one, then extras with their own
+    numberSort below 0 (an extra never shares a number with a main chapter on any page)."""
+    from reader.komga import params, queries
+
+    berserk, src = library["berserk"], library["berserk"].sources.first().source
+    for n in range(1, 4):
+        f.chapter(berserk, n, src=src, pages=1, kind="extra", title=f"Side Story {n}")
+    for n in range(1, 4):
+        f.chapter(berserk, n, src=src, pages=1, volume=1)
+    whole = queries.series_books(alice, berserk, params.book_filter(QueryDict()))
+    pages = [
+        queries.series_books_page(alice, berserk, params.book_filter(QueryDict()), o, 2)[0] for o in (0, 2, 4, 6, 8)
+    ]
+    assert [(b.chapter.id, b.position) for page in pages for b in page] == [(b.chapter.id, b.position) for b in whole]
+    paged_sorts = [queries.number_sort(b.chapter, b.extra_position) for page in pages for b in page]
+    assert paged_sorts == [queries.number_sort(b.chapter, b.extra_position) for b in whole]
+    assert [s < 0 for s in paged_sorts].count(True) == 3 and paged_sorts[-3:] == sorted(paged_sorts[-3:])
+
+
+def test_a_series_books_page_reads_as_many_rows_whatever_the_series_length(client, library, alice):
+    """A page of 5 books of a 40-chapter series reads the page's 5 chapters in full, not the 40."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    berserk, src = library["berserk"], library["berserk"].sources.first().source
+    for n in range(4, 40):
+        f.chapter(berserk, n, src=src, pages=1)
+    with CaptureQueriesContext(connection) as queries:
+        body = _get(client, f"/api/v1/series/{berserk.id}/books?size=5&page=3", "/api/v1/series/{seriesId}/books")
+    assert len(body["content"]) == 5 and body["totalElements"] == 40
+    # The one query that computes page counts and sizes names the page's 5 chapters by id, not the series.
+    (full,) = [q["sql"] for q in queries if '"catalog_page"' in q["sql"] and '"catalog_manga"' in q["sql"]]
+    assert '"catalog_chapter"."id" IN (' in full
+    assert full.split('"catalog_chapter"."id" IN (', 1)[1].split(")")[0].count(",") == 4

@@ -354,3 +354,46 @@ def test_the_reader_knows_the_next_chapter_its_first_pages_and_the_opening_mode(
     src.settings = {"reading_mode": "paged"}
     src.save()
     assert _reader_data(_html(reader.get(f"/read/{following.id}/")))["mode"] == "paged"
+
+
+# --- deep pages by cursor ------------------------------------------------------------------------
+
+
+def _pager_link(html: str, rel: str) -> str:
+    found = re.search(rf'<a rel="{rel}" href="([^"]*)"', html)
+    return found.group(1).replace("&amp;", "&") if found else ""
+
+
+def _walk(reader, start: str, rel: str) -> list[list[str]]:
+    pages, href = [], start
+    while href:
+        html = _html(reader.get("/" + href))
+        pages.append(_card_titles(html, "library-grid"))
+        href = _pager_link(html, rel)
+    return pages
+
+
+@pytest.mark.parametrize("sort", ["", "sort=title&", "sort=added&"])
+def test_library_pager_links_seek_forwards_and_back_with_every_manga_once_in_the_numbered_order(reader, sort):
+    now = timezone.now()
+    for n in range(30):
+        f.manga(f"Dated {n:02d}", latest_chapter_at=now - timedelta(hours=n % 7))
+    for _ in range(25):
+        f.manga("Same title")  # ties in title, arrival close together, no chapter yet
+    forwards = _walk(reader, f"?{sort}", "next")
+    first_next = _pager_link(_html(reader.get(f"/?{sort}")), "next")
+    assert "after=" in first_next and "page=2" in first_next
+    by_number = [_card_titles(_html(reader.get(f"/?{sort}page={n}")), "library-grid") for n in (1, 2, 3)]
+    assert forwards == by_number
+    assert sum(len(p) for p in forwards) == 55
+    last = _html(reader.get("/" + _pager_link(_html(reader.get("/" + first_next)), "next")))
+    previous = _pager_link(last, "prev")
+    assert "before=" in previous
+    assert _walk(reader, previous, "prev") == forwards[:2][::-1]
+
+
+def test_a_library_cursor_we_did_not_write_is_a_400_page(reader):
+    for query in ("after=not-base64!", "before=WzEsMl0", "sort=added&after=WzEsMl0", "after=a&before=b"):
+        response = reader.get("/?" + query)
+        assert response.status_code == 400, query
+        assert "cursor" in response.content.decode()

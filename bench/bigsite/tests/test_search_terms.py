@@ -27,3 +27,13 @@ def test_the_searched_mangas_have_the_same_jobs_at_every_size(mangas):
     dead_chapters = range(size.dead_manga * CHAPTERS_PER_MANGA, (size.dead_manga + 1) * CHAPTERS_PER_MANGA)
     assert all(size.pending <= chapter < size.pending + DEAD_JOBS for chapter in dead_chapters)
     assert all(chapter + size.chapters >= size.done for chapter in dead_chapters)
+
+
+@pytest.mark.parametrize("mangas", [10_000, 100_000])
+def test_the_common_word_is_in_nearly_a_fifth_of_the_titles_at_every_size(mangas):
+    """The common-word searches: an answer that grows with the library (1,900 then 19,000 mangas: the first or
+    the second word of a title, both in one title of a hundred), which the search must cut to what a page shows."""
+    from bigsite.operations import COMMON_WORD
+
+    matching = sum(COMMON_WORD in title(n).lower() for n in range(mangas))
+    assert matching == mangas * 19 // 100

@@ -223,3 +223,63 @@ def test_the_schema_documents_both_cursors_and_the_page_number_bound(tmp_path):
         assert "2,000" in documented, route  # the 400 past the offset bound is documented
     backlog_page = schema["components"]["schemas"]["ActiveJobsPage"]["properties"]
     assert {"next_after", "previous_before"} <= set(backlog_page)
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize("page", [1, 2, 3, 42, 10_000])
+def test_the_backlog_answers_any_page_number_beside_the_jobs_cursor(client, tied_history, monkeypatch, page):
+    """`page` numbers the jobs' page; the covers list pages on its own (`covers_page`), so a deep jobs page by
+    cursor never turns into an offset walk of the covers that would be refused."""
+    from catalog.api import seek
+
+    monkeypatch.setattr(seek, "MAX_OFFSET_ROWS", 5)
+    first = client.get(BASE + "backlog/", {"page_size": 4}).json()
+    response = client.get(
+        BASE + "backlog/", {"page_size": 4, "page": page, "after": first["active_jobs"]["next_after"]}
+    )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert (body["page"], body["covers_page"]) == (page, 1)
+    assert len(body["active_jobs"]["results"]) == 4
+
+
+@pytest.mark.sqlite_ok
+def test_the_backlog_covers_page_by_their_own_number_and_name_their_cursor_when_too_deep(
+    client, tied_history, monkeypatch
+):
+    from catalog.api import seek
+
+    monkeypatch.setattr(seek, "MAX_OFFSET_ROWS", 5)
+    shallow = client.get(BASE + "backlog/", {"page_size": 5, "covers_page": 2, "page": 1})
+    assert shallow.status_code == 200
+    assert shallow.json()["covers_page"] == 2
+    deep = client.get(BASE + "backlog/", {"page_size": 5, "covers_page": 3})
+    assert deep.status_code == 400
+    assert "`covers_after` cursor" in str(deep.json()["covers_page"])
+
+
+@pytest.mark.sqlite_ok
+@pytest.mark.parametrize("route", ["backlog/", "history/", "dead-jobs/"])
+def test_a_search_naming_more_mangas_than_it_looks_at_shows_some_of_their_jobs_and_counts_more_than(
+    client, monkeypatch, route
+):
+    """A common word: the jobs of at most SEARCH_MANGAS of the mangas it names are listed, and the count
+    says it is a lower bound; a search within the bound counts exactly."""
+    from crawler.control import backlog
+
+    src = f.source("demo")
+    for n in range(5):
+        m = f.manga(f"Common word {n}", src=src)
+        job = f.job(
+            SyncChapterContent(source_id="demo", chapter_id=f.chapter(m, 1, src=src).id, source_chapter_key="1")
+        )
+        if route == "dead-jobs/":
+            Job.objects.filter(id=job.id).update(state="dead")
+    monkeypatch.setattr(backlog, "SEARCH_MANGAS", 3)
+
+    body = client.get(BASE + route, {"q": "common"}).json()
+    listed = body["active_jobs"] if route == "backlog/" else body
+    assert (len(listed["results"]), listed["count"], listed["count_exact"]) == (3, 3, False)
+    one = client.get(BASE + route, {"q": "word 4"}).json()
+    listed = one["active_jobs"] if route == "backlog/" else one
+    assert (len(listed["results"]), listed["count_exact"]) == (1, True)
