@@ -178,18 +178,28 @@ class _Prober:
         return answer if answer.status == 200 and is_markup(answer.content_type) else None
 
     def base_and_home(self, address: str) -> tuple[str, FetchedPage]:
-        """The site's base URL and its home page, starting from the typed address (the host's root if it fails)."""
+        """The site's base URL and its home page, starting from the typed address (the host's root if it fails).
+
+        A WordPress says where it is installed; a site that is not WordPress (ManhwaZ) is taken at the
+        host's root when the typed address is one of its pages (the root names a theme), else as typed.
+        """
+        parts = urlsplit(address)
+        origin = f"{parts.scheme}://{parts.netloc}"
         try:
             first = self.page(address)
         except SiteUnreadable:
-            parts = urlsplit(address)
-            root = f"{parts.scheme}://{parts.netloc}/"
-            if address == root:
+            if address == origin + "/":
                 raise
-            first = self.page(root)
-        base = wordpress_base(first.html, first.url) or address.rstrip("/")
-        if urlsplit(base).path.rstrip("/"):
-            self.findings.append(f"installed under {urlsplit(base).path.rstrip('/')}/ (its WordPress links say so)")
+            first, address = self.page(origin + "/"), origin + "/"
+        wordpress = wordpress_base(first.html, first.url)
+        if wordpress is None and address != origin + "/":
+            root = self.optional_page(origin + "/")
+            if root is not None and detect_theme(root.html).detected:
+                return origin, root
+        base = wordpress or address.rstrip("/")
+        if path := urlsplit(base).path.rstrip("/"):
+            how = "its WordPress links say so" if wordpress else "as typed"
+            self.findings.append(f"installed under {path}/ ({how})")
         if site_url(base, "/") == first.url.split("?")[0].split("#")[0]:
             return base, first
         return base, self.page(site_url(base, "/"))

@@ -194,6 +194,15 @@ def test_manhwaz_is_told_apart_from_madara_and_read_with_its_own_preset(started)
     assert not site.server.hits("POST", "/")  # no admin-ajax.php: the chapters are on the detail page
 
 
+def test_a_manhwaz_page_pasted_gives_the_site_at_its_root(started):
+    site = ManhwaZSite()
+    started.append(site)
+    probe = probe_site(site.manga_url(site.catalog[1]))
+    assert (probe.base_url, probe.detection.preset) == (site.base_url, "manhwaz")
+    fixture, detail = read_first_manga(site, probe)
+    assert_detail_right(fixture, detail, every_date_relative=True)
+
+
 def test_madara_markup_on_a_wordpress_site_stays_madara(started):
     site = MadaraSite()
     started.append(site)
