@@ -73,14 +73,8 @@ class BigTableAdmin(admin.ModelAdmin):
         )
 
 
-@admin.register(Source)
-class SourceAdmin(admin.ModelAdmin):
-    """Read-only here: a source's URL and settings decide what the server fetches, so only the crawler's
-    operator-checked, audited path may change them (`crawler.admin.SourceAdmin` replaces this one with it)."""
-
-    list_display = ("id", "name", "kind", "base_url", "enabled")
-    list_filter = ("kind", "enabled")
-    search_fields = ("id", "name", "base_url")
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows the admin shows and no one changes through it, whatever their model permissions say."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -90,6 +84,16 @@ class SourceAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(Source)
+class SourceAdmin(ReadOnlyAdmin):
+    """Read-only here: a source's URL and settings decide what the server fetches, so only the crawler's
+    operator-checked, audited path may change them (`crawler.admin.SourceAdmin` replaces this one with it)."""
+
+    list_display = ("id", "name", "kind", "base_url", "enabled")
+    list_filter = ("kind", "enabled")
+    search_fields = ("id", "name", "base_url")
 
 
 @admin.register(Manga)

@@ -118,22 +118,13 @@ class CrawlerStateAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
+class AuditEventAdmin(catalog_admin.ReadOnlyAdmin):
     """Read-only: an audit log that an operator could edit would prove nothing."""
 
     list_display = ("created_at", "actor", "action", "scope", "target_id")
     list_filter = ("action", "scope")
     search_fields = ("target_id", "actor__username")
     readonly_fields = [f.name for f in AuditEvent._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(SourceThrottle)

@@ -84,29 +84,26 @@ def _by_offset(request: HttpRequest, rows: Any) -> library.Paged[Any]:
     return library.paged(rows, page_param(request))
 
 
-def _seeking_by_title(request: HttpRequest, rows: Any) -> library.Paged[Manga]:
-    """Title-ordered feeds follow the cursor their own next/previous links carry."""
+def _cursors(request: HttpRequest, decode: Callable[[str], Any]) -> tuple[Any, Any]:
+    """The `after` and `before` cursors a feed's own next/previous links carry (one at a time), decoded."""
     try:
-        after, before = (
-            library.TitleCursor.decode(request.GET[name]) if name in request.GET else None
-            for name in ("after", "before")
-        )
+        after, before = (decode(request.GET[name]) if name in request.GET else None for name in ("after", "before"))
     except library.BadCursor as exc:
         raise BadParameter(str(exc)) from exc
+    if after is not None and before is not None:
+        raise BadParameter("give one cursor: `after` pages forward, `before` pages back")
+    return after, before
+
+
+def _seeking_by_title(request: HttpRequest, rows: Any) -> library.Paged[Manga]:
+    """Title-ordered feeds follow the cursor their own next/previous links carry."""
+    after, before = _cursors(request, library.TitleCursor.decode)
     return library.paged_by_title(rows, page_param(request), after=after, before=before)
 
 
 def _seeking_by_latest(request: HttpRequest, rows: Any) -> library.Paged[Manga]:
     """The latest-update feed follows the cursor its own next/previous links carry."""
-    try:
-        after, before = (
-            library.LatestCursor.decode(request.GET[name]) if name in request.GET else None
-            for name in ("after", "before")
-        )
-    except library.BadCursor as exc:
-        raise BadParameter(str(exc)) from exc
-    if after is not None and before is not None:
-        raise BadParameter("give one cursor: `after` pages forward, `before` pages back")
+    after, before = _cursors(request, library.LatestCursor.decode)
     return library.paged_by_latest(rows, page_param(request), after=after, before=before)
 
 
