@@ -171,14 +171,9 @@ class Chapter(models.Model):
             models.Index(fields=["manga", "number"], name="chapter_manga_number_idx"),
             # A manga's chapters in reading order (catalog.chapter_order.READING_ORDER): the manga page's
             # chapter list, the readers' next/previous and "which page shows this chapter" walk it.
+            # An ascending index keeps NULLs last on PostgreSQL, as the order asks (SQLite cannot index NULLS LAST).
             models.Index(
-                F("manga"),
-                F("kind"),
-                F("volume").asc(nulls_last=True),
-                F("number"),
-                F("created_at"),
-                F("id"),
-                name="chapter_reading_order_idx",
+                fields=["manga", "kind", "volume", "number", "created_at", "id"], name="chapter_reading_order_idx"
             ),
             # The admin's chapter list sorts by Meta.ordering: a page is an index walk, not a sort of every chapter.
             models.Index(fields=["number", "created_at"], name="chapter_ordering_idx"),

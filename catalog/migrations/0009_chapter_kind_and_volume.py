@@ -53,13 +53,7 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="chapter",
             index=models.Index(
-                models.F("manga"),
-                models.F("kind"),
-                models.OrderBy(models.F("volume"), nulls_last=True),
-                models.F("number"),
-                models.F("created_at"),
-                models.F("id"),
-                name="chapter_reading_order_idx",
+                fields=["manga", "kind", "volume", "number", "created_at", "id"], name="chapter_reading_order_idx"
             ),
         ),
         migrations.RunPython(forwards, migrations.RunPython.noop),
