@@ -135,33 +135,32 @@ class BrowserManager:
         the automatic restart; a site that cannot be reached does not.
         """
         cookies = list(cookies)
-        try:
-            wait = Wait(ready, wait_secs, network_idle)
-            page = self.run(lambda browser: self._render_on_thread(browser, url, cookies, url_allowed, wait))
-        except PlaywrightError as exc:
-            if "net::ERR_" not in str(exc):
-                self.record_failure()
-            raise SourceUnavailable(f"browser could not load {url}: {exc}") from exc
-        self.record_success()
-        return page
+        wait = Wait(ready, wait_secs, network_idle)
+        return self._counted(url, lambda browser: self._render_on_thread(browser, url, cookies, url_allowed, wait))
 
     def pass_challenge(
         self, url: str, *, url_allowed: Callable[[str], bool] | None = None, wait_secs: float
     ) -> BrowserPass:
         """Open `url` in a context of its own and wait (at most `wait_secs`) until its challenge reloads into
         the site (`crawler.sources.browser_pass`); StillChallenged when it does not."""
+        return self._counted(
+            url,
+            lambda browser: pass_in_browser(
+                browser, url, url_allowed, wait_secs=wait_secs, timeout_secs=self.navigation_timeout_secs
+            ),
+        )
+
+    def _counted(self, url: str, fn: Callable[[Browser], T]) -> T:
+        """`fn` on the browser thread, its outcome counted toward the automatic restart (an unreachable site is
+        not the browser's fault: a `net::ERR_` is not counted)."""
         try:
-            passed = self.run(
-                lambda browser: pass_in_browser(
-                    browser, url, url_allowed, wait_secs=wait_secs, timeout_secs=self.navigation_timeout_secs
-                )
-            )
+            result = self.run(fn)
         except PlaywrightError as exc:
             if "net::ERR_" not in str(exc):
                 self.record_failure()
             raise SourceUnavailable(f"browser could not load {url}: {exc}") from exc
         self.record_success()
-        return passed
+        return result
 
     # --- failures and restart -------------------------------------------------------------------
 

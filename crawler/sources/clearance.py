@@ -404,6 +404,7 @@ class Unpassable:
 
 
 class Challenges(Protocol):
+    source_id: str
     user_agent: str | None
     clearance: Clearance | None
 
@@ -426,16 +427,12 @@ def past_challenges(
             return answer
         if attempt == MAX_PASSES:
             raise ChallengeNotPassed(
-                f"source {challenges_source(challenges)!r}: {url} still answered {challenge.describe()} after "
+                f"source {challenges.source_id!r}: {url} still answered {challenge.describe()} after "
                 f"{MAX_PASSES} passes with the clearance cookie and its User-Agent: the site binds its clearance to "
                 "more than those (the client's address or TLS fingerprint); set requires_browser so Chromium "
                 "fetches its pages",
-                source_id=challenges_source(challenges),
+                source_id=challenges.source_id,
                 until=timezone.now(),
             )
         challenges.on_challenge(url, challenge)
     raise AssertionError("unreachable: the last attempt returns or raises")
-
-
-def challenges_source(challenges: Challenges) -> str:
-    return str(getattr(challenges, "source_id", ""))

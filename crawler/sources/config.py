@@ -82,7 +82,7 @@ from typing import Any
 from catalog import source_settings
 from crawler.errors import SourceConfigError
 from crawler.sources import selectors
-from crawler.sources.dates import known_language
+from crawler.sources.dates import known_language, readable_format
 from crawler.sources.hosts import parse_host_rule
 from crawler.sources.politeness import DEFAULT_BURST, DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT, Politeness
 
@@ -93,6 +93,7 @@ _HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 _FORBIDDEN_HEADERS = {"cookie", "host", "content-length"}
 PAGE_PLACEHOLDERS = frozenset({"page", "page_index"})
 LIST_PLACEHOLDERS = PAGE_PLACEHOLDERS | {"manga_path"}
+MAX_MANGA_PATH = 200
 _MANGA_PATH = re.compile(r"^[A-Za-z0-9._~%-]+(?:/[A-Za-z0-9._~%-]+)*$")
 CHAPTER_LIST_PLACEHOLDERS = frozenset({"manga_url", "base", "id"})
 
@@ -284,8 +285,9 @@ def _validate(source_id: str, name: str, value: Any) -> Any:
         raise bad("must be a dotted path like sources.0.images")
     elif name == "manga_path":
         path = value.strip().strip("/")
-        if not _MANGA_PATH.match(path):
-            raise bad(f"must be the site's manga directory, like 'manga' or 'series' (got {value!r})")
+        segments = path.split("/")
+        if len(path) > MAX_MANGA_PATH or not _MANGA_PATH.match(path) or {".", ".."} & set(segments):
+            raise bad(f"must be the site's manga directory, like 'manga' or 'series' (got {value[:60]!r})")
         return path
     return value
 
@@ -295,6 +297,10 @@ def _string_list(name: str, value: Any, bad: Callable[[str], SourceConfigError])
         raise bad("must be a list of non-empty strings")
     if name == "image_attrs" and not value:
         raise bad("must name at least one attribute")
+    if name == "chapter_date_formats":
+        for fmt in value:
+            if not readable_format(fmt):
+                raise bad(f"has {fmt!r}, which is not a strptime format that reads back what it writes")
     if name == "image_hosts":
         for entry in value:
             try:

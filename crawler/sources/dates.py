@@ -78,6 +78,16 @@ def _aware(value: dt.datetime) -> dt.datetime:
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
+def readable_format(fmt: str) -> bool:
+    """Whether `fmt` is a strptime format that reads a date it wrote ("%d/%m/%Y" yes; "%", "%Q" no)."""
+    sample = dt.datetime(2026, 11, 23, 14, 5)
+    try:
+        dt.datetime.strptime(sample.strftime(fmt), fmt)
+    except ValueError:
+        return False
+    return "%" in fmt
+
+
 def known_language(code: str) -> bool:
     """Whether dateparser has data for `code` (checked when the settings are validated)."""
     from dateparser.languages.loader import default_loader

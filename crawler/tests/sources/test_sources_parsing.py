@@ -152,6 +152,13 @@ def test_parse_page_images_resolves_relative_urls_in_reading_order():
         ({"session_cookie": "PHP SESSID"}, "'session_cookie' must be a plain cookie name"),
         ({"titel": "h1"}, "unknown settings key 'titel'"),
         ({"page_image": ""}, "'page_image' must be a non-empty string"),
+        ({"manga_path": "../admin"}, "'manga_path' must be the site's manga directory"),
+        ({"manga_path": "series/./x"}, "'manga_path' must be the site's manga directory"),
+        ({"manga_path": "x" * 201}, "'manga_path' must be the site's manga directory"),
+        ({"manga_path": "a b"}, "'manga_path' must be the site's manga directory"),
+        ({"chapter_date_formats": ["%"]}, "'chapter_date_formats' has '%', which is not a strptime format"),
+        ({"chapter_date_formats": ["%B %d, %Y", "%Q"]}, "'chapter_date_formats' has '%Q'"),
+        ({"chapter_date_formats": ["12/11/2026"]}, "'chapter_date_formats' has '12/11/2026'"),
     ],
 )
 def test_html_settings_validation_names_the_bad_key(change, message):
