@@ -142,8 +142,7 @@ class HttpImageStream:
         self._held = held
         self.url = transfer.url
         self.content_type = transfer.headers.get("content-type", "").split(";")[0].strip()
-        length = transfer.headers.get("content-length", "")
-        self.declared_length = int(length) if length.isdigit() else None
+        self.declared_length = declared_length(transfer.headers)
 
     def iter_bytes(self) -> Iterator[bytes]:
         try:

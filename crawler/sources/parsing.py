@@ -300,7 +300,7 @@ def script_images(tree: HTMLParser, pattern: str, path: str | None, base_url: st
         except ValueError:
             continue
         for step in path.split(".") if path else ():
-            if isinstance(value, list) and step.isdigit() and int(step) < len(value):
+            if isinstance(value, list) and step.isascii() and step.isdigit() and int(step) < len(value):
                 value = value[int(step)]
             elif isinstance(value, dict) and step in value:
                 value = value[step]

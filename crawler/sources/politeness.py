@@ -173,7 +173,7 @@ def parse_retry_after(value: str | None, now: datetime, *, cap_secs: float) -> f
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # "²".isdigit() too, which float() refuses
         return min(float(value), cap_secs)
     try:
         when = parsedate_to_datetime(value)

@@ -122,7 +122,18 @@ def test_a_bucket_run_never_grants_more_than_burst_plus_rate_in_any_second():
 
 @pytest.mark.parametrize(
     ("header", "expected"),
-    [("120", 120.0), (" 3 ", 3.0), ("0", 0.0), ("99999", 3600.0), (None, None), ("soon", None), ("-5", None)],
+    [
+        ("120", 120.0),
+        (" 3 ", 3.0),
+        ("0", 0.0),
+        ("99999", 3600.0),
+        (None, None),
+        ("soon", None),
+        ("-5", None),
+        ("\u00b2", None),
+        ("\u0663", None),
+        ("9" * 5000, 3600.0),
+    ],  # unicode digits float() refuses or misreads
 )
 def test_retry_after_in_seconds_is_read_and_capped(header, expected):
     assert parse_retry_after(header, NOW, cap_secs=3600) == expected
