@@ -115,13 +115,20 @@ class ChapterName:
     title: str
 
 
+# What Chapter.number (max_digits 10, decimal_places 2) and Chapter.volume (PostgreSQL's integer) can hold: a
+# site printing "Chapter 123456789012" has printed no number we can store, not one to fail its whole list on.
+MAX_NUMBER = Decimal("99999999.99")
+MAX_VOLUME = 2**31 - 1
+
+
 def _decimal(raw: str | None) -> Decimal | None:
     if not raw:
         return None
     try:
-        return Decimal(raw.replace(",", "."))
+        value = Decimal(raw.replace(",", "."))
     except InvalidOperation:
         return None
+    return value if value <= MAX_NUMBER else None
 
 
 def classify(text: str) -> ChapterName:
@@ -131,6 +138,7 @@ def classify(text: str) -> ChapterName:
     prefix = _VOLUME_PREFIX.match(text)
     if prefix is not None and prefix.end() < len(text):
         volume, rest = int(prefix.group("a") or prefix.group("b") or prefix.group("c")), text[prefix.end() :]
+        volume = volume if volume <= MAX_VOLUME else None
     extra = _EXTRA.match(rest)
     # An unnumbered "extra" whose text goes on to a main-chapter label is a title that starts with the word
     # ("Special Forces Chapter 12", "Extra Life Ch. 3"): the site numbered it among the main chapters.

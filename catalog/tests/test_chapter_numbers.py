@@ -262,3 +262,23 @@ def test_extra_label_is_the_name_before_its_own_title(title, label):
 )
 def test_short_label_names_a_chapter_in_operator_views(number, title, kind, label):
     assert short_label(number, title, kind) == label
+
+
+def test_numbers_no_chapter_row_can_hold_are_read_as_none():
+    """A site printing an absurd number must not fail its whole chapter list on PostgreSQL's numeric overflow."""
+    assert classify("Chapter 123456789012").number is None
+    assert classify("Chapter 99999999.99").number == Decimal("99999999.99")
+    assert classify("Side Story 1000000000").number is None  # the extra is numbered from its place instead
+    huge_volume = classify("Vol. 99999999999 Chapter 3")
+    assert (huge_volume.volume, huge_volume.number) == (None, Decimal(3))
+
+
+def test_the_number_bounds_are_the_chapter_columns():
+    from catalog.chapter_numbers import MAX_NUMBER, MAX_VOLUME
+    from catalog.models import Chapter
+
+    field = Chapter._meta.get_field("number")
+    assert MAX_NUMBER == Decimal(10 ** (field.max_digits - field.decimal_places)) - Decimal(1).scaleb(
+        -field.decimal_places
+    )
+    assert MAX_VOLUME == 2**31 - 1 and Chapter._meta.get_field("volume").get_internal_type() == "PositiveIntegerField"
