@@ -215,5 +215,5 @@ def test_cbz_pages_keep_their_stored_bytes_and_extension_as_the_readme_says(clie
     client.force_login(alice)
     archive = zipfile.ZipFile(io.BytesIO(b"".join(client.get(f"/opds/chapters/{chapter.id}/cbz/").streaming_content)))
     assert archive.namelist() == ["ComicInfo.xml", "0001.jpg", "0002.png", "0003.webp"]
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    assert "keep the stored bytes and their own extension" in readme
+    reading = (Path(__file__).parents[2] / "docs" / "reading.md").read_text()
+    assert "keep the stored bytes and their own extension" in reading

@@ -205,7 +205,7 @@ def test_new_settings_keys_are_validated_with_the_key_named(given, message):
 
 
 def test_the_readme_example_of_a_preset_less_site_is_valid():
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    section = readme[readme.index("### Adding the real site") :]
+    sources = (Path(__file__).resolve().parents[3] / "docs" / "sources.md").read_text()
+    section = sources[sources.index("### Any other site: settings key by key") :]
     example = section[section.index("```json") + len("```json") : section.index("```", section.index("```json") + 7)]
     assert HtmlSourceConfig.from_settings(json.loads(example), source_id="t").page_script == "var pages = (\\[)"
