@@ -10,7 +10,7 @@ at once; then our product crawls the same site as an operator would:
 `add_source --preset madara` (its dry run included; rate limit lifted with
 --set rate_limit/burst/max_concurrency), a foreground `metadata_pass`, then
 `crawl_worker --drain --workers C --processes P` (P: one per core, at most
-C, as README recommends; printed) with analysis off, on a scratch
+C, as docs/install.md#cores recommends; printed) with analysis off, on a scratch
 PostgreSQL database created by the migrations. Printed: pages/s of both and
 their ratio, CPU seconds per 1,000 pages (ours, and our PostgreSQL backends,
 from /proc), peak RSS, the versions compared. Every file aria2c wrote and
@@ -68,7 +68,7 @@ def arguments() -> argparse.Namespace:
         "--processes",
         type=int,
         help="crawl_worker --processes: the --concurrency job threads shared by this many processes (default: "
-        "as README recommends, one per core, at most --concurrency; 1 with --profile)",
+        "as docs/install.md#cores recommends, one per core, at most --concurrency; 1 with --profile)",
     )
     parser.add_argument(
         "--sources", type=int, default=1, help="sources crawled at once (the many-sources mode when > 1)"

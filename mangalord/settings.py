@@ -52,7 +52,7 @@ ADMIN_ALLOWED_ORIGINS = read("ADMIN_ALLOWED_ORIGINS", env.list, [])
 # (behind an HTTPS proxy: the public https:// origin).
 CSRF_TRUSTED_ORIGINS = list(dict.fromkeys([*ADMIN_ALLOWED_ORIGINS, *read("CSRF_TRUSTED_ORIGINS", env.list, [])]))
 
-# --- HTTPS (behind a TLS-terminating proxy; README "Behind an HTTPS proxy") ----------
+# --- HTTPS (behind a TLS-terminating proxy; docs/install.md#behind-an-https-proxy) ---
 # The proxy says the original request was HTTPS in this header; trust it only
 # when the proxy always sets (or strips) it.
 SECURE_PROXY_SSL_HEADER = (

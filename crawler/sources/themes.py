@@ -107,7 +107,7 @@ class ThemeDetection:
         found = f" (weak clues only: {'; '.join(self.clues)})" if self.clues else ""
         return (
             f"no known manga theme found on {url}{found}. Pick the preset by hand if the site runs one of them "
-            f"({hints}), or configure the selectors yourself (README: 'Adding the real site')."
+            f"({hints}), or configure the selectors yourself (docs/sources.md#any-other-site-settings-key-by-key)."
         )
 
 

@@ -1,4 +1,4 @@
-"""Production settings: `check --deploy` is clean with README's HTTPS-proxy environment; unsafe keys are refused."""
+"""Production settings: `check --deploy` is clean with the HTTPS-proxy environment of docs/install.md; unsafe keys are refused."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from mangalord.secret import secret_key
 
 REPO = Path(__file__).resolve().parents[2]
 
-# The "Behind an HTTPS proxy" values of README's production section.
+# The values of docs/install.md#behind-an-https-proxy.
 HTTPS_PROXY_ENV = {
     "DEBUG": "false",
     "ALLOWED_HOSTS": "manga.example.com",

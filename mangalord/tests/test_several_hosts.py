@@ -1,9 +1,9 @@
-"""Several hosts on one machine: every process started as README's "Running on several hosts" says.
+"""Several hosts on one machine: every process started as docs/install.md#running-on-several-hosts says.
 
 PostgreSQL (this test's database), a real PgBouncer in transaction mode, an
 S3-protocol server, Redis on 127.0.0.1:6379, `manage.py migrate` straight at
 PostgreSQL, the web process under Daphne and two crawl workers, each started
-with exactly the settings the README's table gives its host. A demo source is
+with exactly the settings that page's table gives its host. A demo source is
 added and its metadata pass enqueued with `manage.py metadata_pass --enqueue`;
 from then on the test looks only at what the processes show outside: the demo
 site's request log, the bucket, the workers' logs, the rows in the database and
@@ -48,7 +48,7 @@ JOB_DONE = re.compile(r"job done job=(\S+) kind=\S+")
 
 @dataclass
 class Hosts:
-    """The environment of each kind of host, as the README's settings table gives it."""
+    """The environment of each kind of host, as the settings table of docs/install.md#running-on-several-hosts gives it."""
 
     migrate: dict[str, str]
     web: dict[str, str]

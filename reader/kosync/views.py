@@ -112,7 +112,7 @@ def kosync_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
 @kosync_view
 @require_POST
 def create_user(request: HttpRequest) -> HttpResponse:
-    """KOReader's "Register" (off unless KOSYNC_ALLOW_REGISTRATION; README "KOReader sync" says why).
+    """KOReader's "Register" (off unless KOSYNC_ALLOW_REGISTRATION; docs/reading.md#koreader-progress-sync says why).
 
     Throttled per address; the name must be one Django's admin would accept
     and the key what KOReader sends (an MD5 in hex). A name already taken is

@@ -119,8 +119,7 @@ def test_an_allowed_pages_scripts_fetches_and_websockets_never_reach_the_canary(
 
 def test_an_allowed_pages_frame_to_the_canary_sends_it_no_request(canary, browser, settings):
     """A page's own navigations (a frame, `location.href = ...`) are refused before any request is sent, but
-    Chromium opens the TCP connection for them before it asks the request handler (README: "Outbound
-    fetches"): the canary sees a connection and never a request."""
+    Chromium opens the TCP connection for them before it asks the request handler (docs/sources.md#outbound-fetches): the canary sees a connection and never a request."""
     settings.OUTBOUND_ALLOWED_NETWORKS = parse_networks("::1/128")
     body = f'<iframe src="http://127.0.0.1:{canary.port}/frame"></iframe>'
     assert _render_list_on_ipv6_loopback(body, browser) == ["a"]
