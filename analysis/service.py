@@ -5,7 +5,7 @@ a worker writes a page's analysis only while `(job id, lease_generation,
 state='running')` still matches its lease, checked under the job row's lock
 in the same transaction as the write. A worker whose lease was released mid-flight
 (force-analyze) therefore cannot overwrite the successor's result, just as
-its late `ack_done` cannot overwrite the successor's job state (seed 000).
+its late `ack_done` cannot overwrite the successor's job state (`jobs.guards`).
 """
 
 from __future__ import annotations

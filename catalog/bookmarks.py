@@ -4,8 +4,8 @@ Creating a bookmark says "I want to read this": the hook asks for content
 downloads of the manga's chapters that are not stored yet — from the
 bookmarked chapter onward for a chapter bookmark — in reading order
 (catalog.chapter_order: main chapters by volume and number, then extras), so
-chapter 1 leaves the queue before chapter 2 (seed 000, "Both enqueue paths
-now order by chapters.number"). The catalog only says so
+chapter 1 leaves the queue before chapter 2, in the same order a whole
+chapter-list sync queues them, so a reader can start at once. The catalog only says so
 (`catalog.signals.bookmark_created`); the crawler, which owns the queue,
 listens and enqueues.
 """

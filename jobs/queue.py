@@ -74,7 +74,7 @@ class EnqueueResult:
 Skipped = EnqueueResult(EnqueueStatus.SKIPPED)
 
 
-def Inserted(job_id: uuid.UUID) -> EnqueueResult:  # noqa: N802 - reads like the seed's enum variant
+def Inserted(job_id: uuid.UUID) -> EnqueueResult:  # noqa: N802 - reads like an enum variant beside Skipped
     return EnqueueResult(EnqueueStatus.INSERTED, job_id)
 
 

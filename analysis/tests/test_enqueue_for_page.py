@@ -1,4 +1,4 @@
-"""`enqueue_for_page`: one test per outcome (seed 000 item 2)."""
+"""`enqueue_for_page`: one test per outcome of `EnqueueForPageOutcome` (inserted, skipped, upgraded, released, …)."""
 
 from __future__ import annotations
 

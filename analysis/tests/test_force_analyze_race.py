@@ -1,4 +1,4 @@
-"""The force-analyze race of seed 000, end to end on real threads, connections and HTTP.
+"""The force-analyze race, end to end on real threads, connections and HTTP.
 
 Worker A leases a page and is mid-request to the vision endpoint when an
 operator force-analyzes the page: `enqueue_for_page(force=True)` releases A's

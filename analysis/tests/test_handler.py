@@ -115,7 +115,7 @@ def test_done_page_is_analysed_again_when_forced(make_page, vision_server):
 def test_record_duration_gate_failed_non_terminal_retries_of_a_force_reanalysis_keep_the_last_duration(
     make_page, vision_server, settings
 ):
-    """Seed 000 item 3: a done row with a known duration, force re-analysed by a failing backend with
+    """A done row with a known duration, force re-analysed by a failing backend with
     max_attempts=3; neither non-terminal failure overwrites duration_ms (nor the last good results)."""
     settings.CRAWLER_MAX_ATTEMPTS = 3
     page = make_page()

@@ -1,4 +1,4 @@
-"""Routes of the library API under /api/v1/ (SPEC §3)."""
+"""Routes of the library API under /api/v1/: mangas, chapters, pages and their images, tags, bookmarks."""
 
 from django.urls import path
 from rest_framework.routers import SimpleRouter

@@ -1,7 +1,8 @@
 """Guards for the admin crawler surface: `/api/v1/admin/`, `/admin/crawler/` and the job lists under `/admin/jobs/`.
 
 Two rules on top of authentication, Django's CSRF check and the staff
-permission (seed 001, `admin_csrf_guard` and `admin_no_store_guard`):
+permission (`admin_csrf_guard` and `admin_no_store_guard`), because these routes
+change what the server fetches and show its queue and audit data:
 
 - a mutation (any method but GET/HEAD/OPTIONS/TRACE) must come from an
   allowed origin: `ADMIN_ALLOWED_ORIGINS` when set, else the request's own

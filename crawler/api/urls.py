@@ -1,4 +1,4 @@
-"""Routes of the admin crawler API under /api/v1/admin/crawler/ (SPEC §6).
+"""Routes of the admin crawler API under /api/v1/admin/crawler/: status, job lists and operator controls.
 
 Apps built on the crawler add their own control routes here through
 `crawler.api.routes.register` from their `AppConfig.ready()` (analysis adds

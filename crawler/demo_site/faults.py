@@ -10,7 +10,7 @@ from typing import Any
 class DemoFaults:
     # Each time list page 1 is served, a new manga is prepended right after the
     # page is rendered: it lands on a page the walker has already read, and every
-    # other ref slides one slot later (seed 001's drift).
+    # other ref slides one slot later: the list drift a busy real site shows mid-walk.
     list_drift: bool = False
     detail_404: set[str] = field(default_factory=set)  # manga keys whose detail page answers 404
     slow_secs: float = 0.0  # delay before every response

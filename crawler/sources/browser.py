@@ -6,7 +6,7 @@ thread that starts Playwright, launches Chromium and executes every piece of
 submitted work in turn: access is serialised by construction, and no
 Playwright object ever crosses a thread.
 
-Restart is a coordinated gate (seed 001 "coordinated_restart"): new users
+Restart is a coordinated gate, so no job is cut off mid-render by it: new users
 wait, in-flight users drain, the browser relaunches, and on success the
 sticky `session_expired` flags are cleared (the operator restarts after
 refreshing the session). After `restart_threshold` consecutive browser
@@ -334,7 +334,7 @@ class BrowserManager:
 
 
 def _clear_expired_sessions() -> None:
-    """A successful restart clears the sticky session_expired flags (seed 001)."""
+    """A successful restart clears the sticky session_expired flags: the operator restarts after a new session."""
     from crawler import state_store
 
     try:

@@ -1,7 +1,7 @@
 """The hostile input table: every case answers a 4xx, never a 5xx, and leaves the database as it was.
 
 Each row is one request a hostile client sent in the second round of outside
-attacks (issue 37), or the general form of one: NUL and over-long user names
+attacks, or the general form of one: NUL and over-long user names
 on every way in, deeply nested and oversized JSON on every endpoint that reads
 a body, and for each integer a list or path reads, its unicode-digit, huge and
 negative forms. Production-like settings: DEBUG off, reads need an account,
