@@ -88,15 +88,15 @@ def links(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def broken(base: Path, target: str) -> str | None:
-    """Why `target`, read relative to the folder `base`, does not resolve; None when it does."""
+    """Why `target` (a file, optionally with an anchor), read from the folder `base`, does not resolve."""
     if SCHEME.match(target):
         return None
     path_part, _, anchor = target.partition("#")
-    path = (base / unquote(path_part)).resolve() if path_part else None
-    if path is not None and not path.exists():
+    path = (base / unquote(path_part)).resolve()
+    if not path.exists():
         return f"no file {path_part}"
-    if anchor and (path is None or path.suffix == ".md"):
-        return None if anchor in anchors(path) else f"no heading #{anchor} in {path.name}"
+    if anchor and path.suffix == ".md" and anchor not in anchors(path):
+        return f"no heading #{anchor} in {path.name}"
     return None
 
 
