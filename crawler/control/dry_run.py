@@ -17,8 +17,8 @@ from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.factory import get_source
 
 if TYPE_CHECKING:
+    from crawler.clearance.records import Clearance
     from crawler.sources.browser import BrowserManager
-    from crawler.sources.clearance import Clearance
 
 MAX_LISTED = 10
 

@@ -29,8 +29,8 @@ from crawler.control.errors import ControlError
 from crawler.control.source_changes import refuse_nul, require_operator, validation_message
 
 if TYPE_CHECKING:
+    from crawler.clearance.records import Clearance
     from crawler.sources.browser import BrowserManager
-    from crawler.sources.clearance import Clearance
 
 
 class SiteRefused(ValueError):

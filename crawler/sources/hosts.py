@@ -4,7 +4,7 @@ A chapter page is source-controlled text; without this check a crafted
 `<img src="http://10.0.0.5/admin">` would make the crawler fetch internal
 URLs. Every URL is checked before any request is made, including each
 redirect hop. Names are compared here; the addresses they resolve to are
-checked when the connection is made (`crawler.sources.outbound`), so a host
+checked when the connection is made (`fetch.outbound`), so a host
 name allowed here still cannot reach loopback or private addresses.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from crawler.errors import FetchRefused, SourceConfigError
-from crawler.sources import outbound
+from fetch import outbound
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 

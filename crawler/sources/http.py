@@ -1,18 +1,18 @@
 """Plain-HTTP fetching for adapters: guarded redirects, status-to-error mapping, streamed images.
 
-Pages go through the process's shared httpx client, images through libcurl
-(`crawler.sources.curl_transfer`); both walk the same redirect loop here, so
+Pages go through the process's shared httpx client (`fetch.pages`), images through libcurl
+(`fetch.curl_transfer`); both walk the same redirect loop here, so
 every hop passes the host guard before it is requested. The session cookie
 is sent from the adapter's own store (`SourceCookies`) and never logged.
 
 Both transports connect only to addresses the outbound rule allows
-(`crawler.sources.outbound`: no loopback, private or link-local target
+(`fetch.outbound`: no loopback, private or link-local target
 unless OUTBOUND_ALLOWED_NETWORKS names it), each to the very address it
 checked. A page's body is read under a size cap (CRAWLER_MAX_PAGE_BYTES)
 and the whole request under a deadline (CRAWLER_PAGE_DEADLINE_SECS) beside
 the idle timeout (CRAWLER_HTTP_TIMEOUT_SECS).
 
-Every request goes through the source's gate (`crawler.sources.gate`): one
+Every request goes through the source's gate (`crawler.politeness.gate`): one
 slot for the whole redirect chain, held until the body is read (pages) or
 the stream is closed (images), and one token per hop. A 429, or a 503 with
 Retry-After, cools the whole source down before anything else reads it.
@@ -20,33 +20,24 @@ Retry-After, cools the whole source down before anything else reads it.
 
 from __future__ import annotations
 
-import threading
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 from urllib.parse import urljoin, urlsplit
 
-import httpcore
 import httpx
 from django.conf import settings
 
+from crawler.clearance.handler import Challenges, Unpassable, past_challenges
 from crawler.errors import CrawlerError, FetchRefused, NotFound, PageTooLarge, SessionExpired, SourceUnavailable
-from crawler.sources import outbound
-from crawler.sources.challenge import SCAN_CHARS, Challenge, detect_challenge, may_be_challenge
-from crawler.sources.clearance import Challenges, Unpassable, past_challenges
-from crawler.sources.curl_transfer import Transfer, TransferError
-from crawler.sources.gate import Held, RequestGate, Unlimited, check_answer
+from crawler.politeness.gate import Held, RequestGate, Unlimited, check_answer
 from crawler.sources.hosts import HostGuard
-from crawler.sources.page_body import (
-    ACCEPT_ENCODING,
-    BodyTooLarge,
-    UnaskedEncoding,
-    declared_length,
-    decode_text,
-    read_capped,
-)
-from crawler.sources.pinned import GuardedTransport
+from fetch import outbound
+from fetch.challenge import SCAN_CHARS, Challenge, detect_challenge, may_be_challenge
+from fetch.curl_transfer import Transfer, TransferError
+from fetch.page_body import BodyTooLarge, UnaskedEncoding, declared_length, decode_text, read_capped
+from fetch.pages import USER_AGENT, shared_client
 
 MAX_REDIRECTS = 5
 
@@ -64,20 +55,6 @@ class _Answer(Protocol):
 
 
 _A = TypeVar("_A", bound=_Answer)
-USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) Mangalord/1.0"
-
-# How much one socket read of a page's answer may take. httpcore reads 64 KiB
-# at a time, and every read is three system calls (httpcore sets the socket's
-# timeout before each, then poll and recv), each handing the GIL to another
-# job thread and back. Images no longer go through httpcore (libcurl reads
-# them: `curl_transfer`); the pages still do, and a Madara detail page with its
-# chapter list inline runs to hundreds of KiB: at 256 KiB it takes one or two
-# reads. (When the images still went this way it cut 1.2-1.6 s of CPU per
-# 1,000 pages: bench/README.md.) The attribute is httpcore's own knob, on its
-# connection class, so every httpx client of the process reads so (a read
-# returns what has arrived, so small answers are unaffected).
-READ_BYTES = 256 * 1024
-httpcore.HTTP11Connection.READ_NUM_BYTES = READ_BYTES
 
 
 def raise_for_status(source_id: str, status: int, url: str, *, image: bool = False) -> None:
@@ -161,63 +138,6 @@ class HttpImageStream:
             self._held.release()
 
 
-class _NoCookies(httpx.Cookies):
-    """Cookies that are never kept, so never sent either."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        pass
-
-
-class CookielessClient(httpx.Client):
-    """An httpx client that keeps no cookies: each adapter keeps its own (`SourceCookies`) and sends them itself.
-
-    A plain client, even with a jar whose policy takes nothing, ran every
-    answer through the stdlib's cookie machinery (the headers copied into an
-    `email.message.Message`, a `urllib` request built, the policy asked) to
-    store nothing: about a tenth of the CPU an image request costs.
-    """
-
-    _none = _NoCookies()
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return self._none
-
-    @cookies.setter
-    def cookies(self, cookies: object) -> None:
-        if cookies:
-            raise ValueError("this client keeps no cookies: an adapter sends its own (SourceCookies)")
-
-
-_CLIENTS: dict[tuple[str, float, tuple[tuple[str, str], ...]], httpx.Client] = {}
-_CLIENTS_LOCK = threading.Lock()
-
-
-def shared_client(source_id: str, headers: dict[str, str]) -> httpx.Client:
-    """This process's httpx client for a source's requests, made once and shared by its adapters and threads.
-
-    A client per job cost an SSL context and the CA bundle (a few ms of CPU)
-    and a fresh connection for every job; shared, the connections to the
-    site stay open from one job to the next. httpx clients are thread-safe.
-    It keeps no cookies (`CookielessClient`): each adapter keeps its own
-    (`SourceCookies`) and sends them itself, so one job's session never leaks
-    into another's request.
-    """
-    timeout = float(settings.CRAWLER_HTTP_TIMEOUT_SECS)
-    key = (source_id, timeout, tuple(sorted(headers.items())))
-    with _CLIENTS_LOCK:
-        client = _CLIENTS.get(key)
-        if client is None or client.is_closed:
-            # The guarded transport: each connection to an address the outbound rule allows, pinned.
-            client = _CLIENTS[key] = CookielessClient(
-                timeout=httpx.Timeout(timeout),
-                follow_redirects=False,
-                headers={"Accept-Encoding": ACCEPT_ENCODING, **headers},
-                transport=GuardedTransport(),
-            )
-        return client
-
-
 class SourceHttp:
     """A source's requests, through the process's shared client, bound to the adapter's host guard and cookies."""
 
@@ -239,7 +159,7 @@ class SourceHttp:
         self.gate = gate or Unlimited(source_id)
         self.headers = {"User-Agent": USER_AGENT, **(headers or {})}
         self.timeout = float(settings.CRAWLER_HTTP_TIMEOUT_SECS)
-        self.client = shared_client(source_id, self.headers)
+        self.client = shared_client(source_id, self.headers, timeout=self.timeout)
 
     def request_page(
         self,
@@ -252,7 +172,7 @@ class SourceHttp:
     ) -> FetchedPage:
         """Fetch a page (GET, or POST with a form body); `check=False` returns 4xx answers instead of raising.
 
-        A JavaScript challenge is passed (`crawler.sources.clearance`) and the request made again. Each
+        A JavaScript challenge is passed (`crawler.clearance.records`) and the request made again. Each
         request, redirects included, ends by CRAWLER_PAGE_DEADLINE_SECS (SourceUnavailable); a body over
         CRAWLER_MAX_PAGE_BYTES is PageTooLarge.
         """

@@ -57,16 +57,6 @@ def test_a_cookie_one_adapter_was_given_never_goes_out_with_anothers_request(sit
     assert logged_in.request_page(f"{site}/echo").html == "session=secret-of-one-job"
 
 
-def test_a_response_body_is_read_in_pieces_of_a_quarter_mebibyte_not_httpcores_64_kib():
-    # Fewer socket reads a page, each of which hands the GIL to another job thread and back.
-    import httpcore
-
-    from crawler.sources.http import READ_BYTES
-
-    assert READ_BYTES == 256 * 1024
-    assert httpcore.HTTP11Connection.READ_NUM_BYTES == READ_BYTES
-
-
 def test_an_answer_that_sets_no_cookie_goes_through_no_cookie_machinery(site, monkeypatch):
     # The shared client keeps no cookies, so it has nothing to extract: an answer's Set-Cookie reaches the
     # adapter's own store alone (the test above), and the answers that set none (every image) cost nothing.

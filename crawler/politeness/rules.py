@@ -1,4 +1,4 @@
-"""How fast a source may be asked: the pure arithmetic behind the shared limiter (`crawler.sources.limiter`).
+"""How fast a source may be asked: the pure arithmetic behind the shared limiter (`crawler.politeness.limiter`).
 
 A token bucket per source: `burst` tokens at most, refilled at `rate_limit`
 tokens a second, one token per request. Over any interval of T seconds a

@@ -5,10 +5,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from crawler.sources import outbound
-from crawler.sources.addresses import parse_networks
-from crawler.sources.curl_transfer import Transfer
-from crawler.sources.pinned import GuardedTransport
+from fetch import outbound
+from fetch.addresses import parse_networks
+from fetch.curl_transfer import Transfer
+from fetch.pinned import GuardedTransport
 
 
 @pytest.fixture

@@ -1,13 +1,13 @@
 """One browser tab's page load (browser thread only): cookies in, guarded redirects, the markup once it is ready.
 
-`crawler.sources.browser.BrowserManager` keeps one `Tab` per launched
+`fetch.browser.SharedBrowser` keeps one `Tab` per launched
 browser and runs every render on its own thread; this module is what a
 render does there. Main-frame navigations are fetched hop by hop so each
 redirect target passes the source's host check before it is requested, and
 images, media, fonts and off-host subresources are never requested.
 
 Every request the page makes, the navigation's hops included, also passes the
-outbound rule (`crawler.sources.outbound`): its host is resolved and the
+outbound rule (`fetch.outbound`): its host is resolved and the
 request aborted when any address is loopback, private, link-local or another
 refused kind, unless OUTBOUND_ALLOWED_NETWORKS names it. WebSockets are not
 opened at all. The check cannot pin the connection as the HTTP transports do:
@@ -20,9 +20,9 @@ frame or script navigates to a refused address, Chromium opens the TCP
 connection before it asks this handler, which then refuses the navigation:
 the connection carries no request (`test_browser_guard` pins both).
 
-A navigation is bounded like a plain page request: CRAWLER_PAGE_DEADLINE_SECS
-for each fetch, CRAWLER_MAX_PAGE_BYTES for the answer and for the markup the
-page ends with.
+A navigation is bounded like a plain page request: the caller's `PageLimits`
+(the crawler's CRAWLER_PAGE_DEADLINE_SECS for each fetch, CRAWLER_MAX_PAGE_BYTES
+for the answer and for the markup the page ends with), read at each render.
 """
 
 from __future__ import annotations
@@ -34,16 +34,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
-from django.conf import settings
 from playwright.sync_api import Browser, Route, WebSocketRoute
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from crawler.errors import FetchRefused, PageTooLarge, SourceUnavailable
-from crawler.sources import outbound
+from fetch import outbound
+from fetch.errors import Refused, TooLarge, Unreachable
 
 # The browser's logger: a tab's messages are the browser's, as before it had a module of its own.
-logger = logging.getLogger("crawler.sources.browser")
+logger = logging.getLogger("fetch.browser")
 
 # Pages are rendered for their markup only; images stream over HTTP separately.
 _BLOCKED_RESOURCES = frozenset({"image", "media", "font"})
@@ -55,6 +54,14 @@ def chrome_user_agent(version: str) -> str:
     """What Chrome of `version` on Linux sends (reduced, as Chrome sends it since 101: MAJOR.0.0.0)."""
     major = version.split(".")[0] or "0"
     return f"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.0.0 Safari/537.36"
+
+
+@dataclass(frozen=True)
+class PageLimits:
+    """How far one navigation may go: the answer's size and each fetch's time (the caller's settings)."""
+
+    max_bytes: int
+    deadline_secs: float
 
 
 @dataclass(frozen=True)
@@ -76,8 +83,9 @@ class Wait:
 class Tab:
     """A browser context with one page, reused across renders (browser thread only)."""
 
-    def __init__(self, browser: Browser, timeout_secs: float) -> None:
+    def __init__(self, browser: Browser, timeout_secs: float, limits: Callable[[], PageLimits]) -> None:
         self.browser = browser
+        self._limits = limits
         # An ordinary Chrome's User-Agent, not "HeadlessChrome": sites (and their challenges) answer it as
         # they answer readers, and a clearance cookie issued to it is sent with it by the plain transports.
         self.context = browser.new_context(user_agent=chrome_user_agent(browser.version))
@@ -93,6 +101,7 @@ class Tab:
         self, url: str, cookies: list[dict[str, Any]], url_allowed: Callable[[str], bool] | None, wait: Wait
     ) -> RenderedPage:
         self._allowed, self._refused, self._final_url = url_allowed, [], [url]
+        limits = self._current = self._limits()
         if cookies:
             self.context.add_cookies(cookies)
         try:
@@ -100,15 +109,15 @@ class Tab:
         except PlaywrightError:
             if self._refused:
                 refusal = self._refused[0]
-                if isinstance(refusal, (PageTooLarge, SourceUnavailable)):
+                if isinstance(refusal, (TooLarge, Unreachable)):
                     raise refusal from None
-                raise FetchRefused(f"browser: {refusal}") from None
+                raise Refused(f"browser: {refusal}") from None
             raise
         status = response.status if response else None
         html = self._settle(wait) if status is None or status < 400 else self.page.content()
-        cap = int(settings.CRAWLER_MAX_PAGE_BYTES)
+        cap = limits.max_bytes
         if len(html) > cap:  # characters, not bytes: a page of multi-byte text meets the cap a little later
-            raise PageTooLarge(
+            raise TooLarge(
                 f"browser: {self._final_url[0]} grew past the page cap of {cap} bytes (CRAWLER_MAX_PAGE_BYTES)"
             )
         retry_after = response.headers.get("retry-after") if response else None
@@ -139,7 +148,7 @@ class Tab:
     def _route(self, route: Route) -> None:
         request = route.request
         if request.is_navigation_request() and request.frame.parent_frame is None:
-            return _navigate(route, request.url, self._allowed, self._refused, self._final_url)
+            return _navigate(route, request.url, self._allowed, self._refused, self._final_url, self._current)
         if request.resource_type in _BLOCKED_RESOURCES or (self._allowed and not self._allowed(request.url)):
             return route.abort("blockedbyclient")
         try:
@@ -162,15 +171,20 @@ def _refuse_web_socket(ws: WebSocketRoute) -> None:
 
 
 def _navigate(
-    route: Route, url: str, url_allowed: Callable[[str], bool] | None, refused: list[Any], final_url: list[str]
+    route: Route,
+    url: str,
+    url_allowed: Callable[[str], bool] | None,
+    refused: list[Any],
+    final_url: list[str],
+    limits: PageLimits,
 ) -> None:
     """Fetch a main-frame navigation ourselves, hop by hop, so no redirect target is requested unchecked.
 
     (Chromium does not route redirect targets, so letting it follow them would skip the guard.)
     """
     current = url
-    deadline_ms = float(settings.CRAWLER_PAGE_DEADLINE_SECS) * 1000
-    cap = int(settings.CRAWLER_MAX_PAGE_BYTES)
+    deadline_ms = limits.deadline_secs * 1000
+    cap = limits.max_bytes
     for _ in range(_MAX_REDIRECTS + 1):
         try:
             outbound.check_url(current)
@@ -188,7 +202,7 @@ def _navigate(
             if code == "timedout":
                 secs = deadline_ms / 1000
                 refused.append(
-                    SourceUnavailable(
+                    Unreachable(
                         f"browser: {current} did not finish within its {secs:g} s deadline (CRAWLER_PAGE_DEADLINE_SECS)"
                     )
                 )
@@ -204,7 +218,7 @@ def _navigate(
             if size > cap:
                 response.dispose()
                 refused.append(
-                    PageTooLarge(
+                    TooLarge(
                         f"browser: {current} is larger than the page cap of {cap} bytes "
                         f"(CRAWLER_MAX_PAGE_BYTES): {size} bytes"
                     )

@@ -1,17 +1,18 @@
 """The outbound rule every fetch obeys: resolve once, check the addresses, connect only to a checked one.
 
-Both HTTP stacks (httpx for pages: `crawler.sources.pinned`; libcurl for
-images: `crawler.sources.curl_transfer`) and the browser's request handler
-(`crawler.sources.tab`) call here. A name is resolved once and the socket is
+Both HTTP stacks (httpx for pages: `fetch.pinned`; libcurl for
+images: `fetch.curl_transfer`) and the browser's request handler
+(`fetch.tab`) call here. A name is resolved once and the socket is
 opened to the very address that was checked, so a name that answers a public
 address to the check and 127.0.0.1 to the connect (DNS rebinding) gains
-nothing. Which addresses are refused is `crawler.sources.addresses`; the
+nothing. Which addresses are refused is `fetch.addresses`; the
 operator's exceptions are the OUTBOUND_ALLOWED_NETWORKS setting.
 
-Through an HTTP proxy (from the environment) the proxy connects, not us: the
-target name is resolved and every address it has must pass before the request
-is sent. The proxy resolves it again, a window this process cannot close; a
-proxy that resolves names itself should apply the same rule.
+Through an HTTP proxy (from the environment: `fetch.egress`) the proxy
+connects, not us: the target name is resolved and every address it has must
+pass before the request is sent. The proxy resolves it again, a window this
+process cannot close; a proxy that resolves names itself should apply the
+same rule.
 """
 
 from __future__ import annotations
@@ -20,13 +21,12 @@ import contextlib
 import socket
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from crawler.sources.addresses import IPAddress, IPNetwork, ip_literal, is_localhost_name, refusal
+from fetch.addresses import IPAddress, IPNetwork, ip_literal, is_localhost_name, refusal
 
 _ADVICE = "OUTBOUND_ALLOWED_NETWORKS allows private targets"
 
@@ -123,23 +123,6 @@ def check_url(url: str) -> None:
     check_every_address(parts.hostname, port)
 
 
-def proxy_for(url: str) -> str | None:
-    """The HTTP proxy the environment names for `url` (http_proxy, https_proxy, all_proxy, no_proxy), if any.
-
-    Read per call, as both transports need the same answer for a URL.
-    """
-    proxies = urllib.request.getproxies()
-    parts = urlsplit(url)
-    proxy = proxies.get(parts.scheme) or proxies.get("all")
-    if not proxy:
-        return None
-    host = parts.hostname or ""
-    # proxy_bypass_environment: the stdlib's no_proxy matching (absent from typeshed's stubs).
-    if "no" in proxies and urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
-        return None
-    return proxy
-
-
 # --- the deadline of the request in flight on this thread ------------------------------------------------
 
 _LOCAL = threading.local()
@@ -150,7 +133,7 @@ def deadline(secs: float) -> Iterator[float]:
     """Every socket wait on this thread (connect, send, each read) ends by `secs` from now, whatever trickles in.
 
     The idle timeout bounds one wait; a server sending a byte every few
-    seconds never trips it. The guarded streams (`crawler.sources.pinned`)
+    seconds never trips it. The guarded streams (`fetch.pinned`)
     shorten each wait to what is left of this deadline.
     """
     previous = getattr(_LOCAL, "deadline", None)

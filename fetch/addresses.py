@@ -1,6 +1,6 @@
 """Which IP addresses the crawler may connect to: the public internet, plus networks the operator names.
 
-Pure decisions, no I/O: `crawler.sources.outbound` resolves names and asks
+Pure decisions, no I/O: `fetch.outbound` resolves names and asks
 here about each address before a connection is made. A site's URL, a
 chapter's `<img src>` and a redirect's Location are text a stranger writes;
 without this check they could point the server at itself (127.0.0.1, the

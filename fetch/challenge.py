@@ -5,7 +5,7 @@ A challenge is the interstitial a bot shield (Cloudflare, DDoS-Guard, Sucuri,
 a clearance cookie and reloads. It is neither an expired session (no login
 fixes it) nor a broken page (no selector fixes it): a browser that runs the
 script gets through, and so does anything that then presents the cookie it
-got with the same User-Agent (`crawler.sources.clearance`).
+got with the same User-Agent (`crawler.clearance.records`).
 
 The rules, most certain first:
 - Cloudflare's `cf-mitigated: challenge` header on any answer: it is Cloudflare
@@ -18,6 +18,10 @@ The rules, most certain first:
   it is the origin's own refusal (or a WAF block, which no browser passes)
   relayed by Cloudflare, and stays an ordinary 403/503.
 A 200 never counts, whatever it mentions: a page about Cloudflare is a page.
+
+Recognising one reads only what the wire answered, so it sits with the
+transports (every transport asks it); what to do about one is crawl policy
+(`crawler.clearance`).
 """
 
 from __future__ import annotations

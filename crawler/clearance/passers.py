@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from crawler.sources.browser_passer import BrowserPasser
-from crawler.sources.clearance import ChallengeHandler, ClearanceStore, Passer, PassSettings
-from crawler.sources.solver import SolverPasser
+from crawler.clearance.browser_passer import BrowserPasser
+from crawler.clearance.handler import ChallengeHandler, PassSettings
+from crawler.clearance.planning import ClearanceStore
+from crawler.clearance.records import Passer
+from crawler.clearance.solver import SolverPasser
 
 if TYPE_CHECKING:
+    from crawler.politeness.gate import RequestGate
     from crawler.sources.browser import BrowserManager
-    from crawler.sources.gate import RequestGate
     from crawler.sources.http import SourceCookies
 
 

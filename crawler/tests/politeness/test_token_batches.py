@@ -11,9 +11,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from crawler.models import SourceThrottle
-from crawler.sources.limiter import SourceLimiter
-from crawler.sources.politeness import BATCH_TOKENS, HOLD_SECS, Politeness, Verdict, batch_reserve
-from crawler.sources.slots import HeldTokens
+from crawler.politeness.limiter import SourceLimiter
+from crawler.politeness.rules import BATCH_TOKENS, HOLD_SECS, Politeness, Verdict, batch_reserve
+from crawler.politeness.slots import HeldTokens
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="the batch statement is PostgreSQL's")
@@ -70,8 +70,8 @@ def test_a_cooldown_drops_the_tokens_this_process_holds():
 
 CHILD = """
 import json, time
-from crawler.sources.limiter import SourceLimiter
-from crawler.sources.politeness import Politeness
+from crawler.politeness.limiter import SourceLimiter
+from crawler.politeness.rules import Politeness
 gate = SourceLimiter("fast", Politeness(rate_limit={rate}, burst={burst}, max_concurrency=8))
 sent, deadline = [], time.time() + {secs}
 while time.time() < deadline:

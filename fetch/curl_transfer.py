@@ -19,17 +19,18 @@ from one page to the next. Redirects are not followed here; the caller
 checks each hop against the source's host guard first.
 
 Every socket libcurl opens goes through `_Handles._open_socket`, which asks
-the outbound rule (`crawler.sources.outbound`) about the very address libcurl
+the outbound rule (`fetch.outbound`) about the very address libcurl
 is about to connect to: there is no second lookup to win a race against.
 Through the environment's proxy, libcurl connects to the proxy, so the
-target's addresses are checked before the request instead.
+target's addresses are checked before the request instead. Which proxy, and
+which CAs a TLS answer must chain to, is `fetch.egress`: the rule the pages'
+transport follows too.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import math
-import os
 import re
 import socket
 import threading
@@ -37,10 +38,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-import certifi
 import pycurl
 
-from crawler.sources import outbound
+from fetch import egress, outbound
 
 # libcurl's read buffer: a page body arrives in one or two callbacks (its default, 16 KiB, took eighteen).
 BUFFER_BYTES = 256 * 1024
@@ -70,7 +70,12 @@ class _Handles:
         easy.setopt(pycurl.REDIR_PROTOCOLS, _HTTP_ONLY)
         easy.setopt(pycurl.FOLLOWLOCATION, 0)
         easy.setopt(pycurl.HTTP_VERSION, pycurl.CURL_HTTP_VERSION_1_1)
-        easy.setopt(pycurl.CAINFO, _trusted_certificates())
+        trusted = egress.trust()
+        if trusted.cafile:
+            easy.setopt(pycurl.CAINFO, trusted.cafile)
+        else:  # SSL_CERT_DIR: a hashed directory; never the bundle path libcurl was built with
+            easy.setopt(pycurl.CAINFO, None)
+            easy.setopt(pycurl.CAPATH, trusted.capath or "")
         easy.setopt(pycurl.OPENSOCKETFUNCTION, self._open_socket)
         easy.setopt(pycurl.ACCEPT_ENCODING, "")  # what libcurl can decode, decoded, as httpx does
         easy.setopt(pycurl.HEADERFUNCTION, self._header)
@@ -96,14 +101,6 @@ class _Handles:
                 transfer.refused = transfer.refused or str(exc)
                 return pycurl.SOCKET_BAD
         return socket.socket(address.family, address.socktype, address.protocol)
-
-
-def _trusted_certificates() -> str:
-    """The CA bundle the HTML pages' httpx client trusts too: `SSL_CERT_FILE` when set, else certifi's.
-
-    Never the path libcurl was built with, which is the wheel builder's, not this system's.
-    """
-    return os.environ.get("SSL_CERT_FILE") or certifi.where()
 
 
 _THREAD = threading.local()
@@ -133,17 +130,9 @@ class Transfer:
         for text in (url, *headers, *headers.values()):
             if _LINE_BREAKS.search(text):
                 raise ValueError(f"{text[:80]!r} holds a line break or NUL, which would split the request")
-        # The proxy variables as the pages' transport reads them (either case; libcurl alone would ignore an
-        # upper-case HTTP_PROXY), so a source's images and pages leave by the same way.
-        proxy = outbound.proxy_for(url)
-        if proxy:
-            parts = urlsplit(url)
-            try:
-                outbound.check_every_address(
-                    parts.hostname or "", parts.port or (443 if url.startswith("https") else 80)
-                )
-            except OSError:
-                pass  # a name only the proxy can resolve (`crawler.sources.outbound`)
+        # The proxy as the pages' transport takes it (`fetch.egress`; libcurl alone would ignore an upper-case
+        # HTTP_PROXY), so a source's images and pages leave by the same way.
+        proxy = egress.proxy_checked(url)
         idle = _idle_handles()
         handles = idle.pop() if idle else _Handles()
         self.url = url

@@ -2,7 +2,7 @@
 
 `SourceHttp` (plain HTTP: pages, POSTs, images, covers) and the html
 adapter's browser navigations are the only callers, so no request of a source
-can skip it. The shared implementation is `crawler.sources.limiter.SourceLimiter`
+can skip it. The shared implementation is `crawler.politeness.limiter.SourceLimiter`
 (through the database); `UNLIMITED` serves adapters built without one (tests
 and benchmarks that construct an adapter by hand).
 
@@ -21,7 +21,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from crawler.errors import SourceCoolingDown
-from crawler.sources.politeness import cooldown_secs
+from crawler.politeness.rules import cooldown_secs
 
 
 class Held(Protocol):

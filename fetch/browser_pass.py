@@ -6,6 +6,10 @@ source's pass never mixes with another's cookies. The interstitial's script
 computes its token, sets the clearance cookie and reloads; we wait, bounded
 by CRAWLER_CHALLENGE_WAIT_SECS, for a main-frame answer that is no longer a
 challenge, then take the context's cookies and `navigator.userAgent`.
+
+This is transport work (a tab, its navigations, what the wire answers), so
+it lives with the browser; deciding when a pass is worth making and keeping
+what it yields is the crawler's (`crawler.clearance`).
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ from typing import Any
 from playwright.sync_api import Browser, Response
 from playwright.sync_api import Error as PlaywrightError
 
-from crawler.sources.challenge import StillChallenged, detect_challenge
-from crawler.sources.tab import Tab, Wait
+from fetch.challenge import StillChallenged, detect_challenge
+from fetch.tab import PageLimits, Tab, Wait
 
 _POLL_MS = 100
 
@@ -35,10 +39,16 @@ class BrowserPass:
 
 
 def pass_in_browser(
-    browser: Browser, url: str, url_allowed: Callable[[str], bool] | None, *, wait_secs: float, timeout_secs: float
+    browser: Browser,
+    url: str,
+    url_allowed: Callable[[str], bool] | None,
+    *,
+    wait_secs: float,
+    timeout_secs: float,
+    limits: Callable[[], PageLimits],
 ) -> BrowserPass:
     started = time.monotonic()
-    tab = Tab(browser, timeout_secs)
+    tab = Tab(browser, timeout_secs, limits)
     answers: list[tuple[int, dict[str, str]]] = []
 
     def seen(response: Response) -> None:

@@ -1,4 +1,4 @@
-"""`crawler.sources.clearance.Passer` through the worker's shared Chromium (`BrowserManager.pass_challenge`)."""
+"""`crawler.clearance.records.Passer` through the worker's shared Chromium (`BrowserManager.pass_challenge`)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from crawler.clearance.records import Clearance, PassFailed, clearance_cookies
 from crawler.errors import CrawlerError
-from crawler.sources.challenge import StillChallenged
-from crawler.sources.clearance import Clearance, PassFailed, clearance_cookies
+from fetch.challenge import StillChallenged
 
 if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager

@@ -17,11 +17,11 @@ from crawler.demo_site.throttle import ServerThrottle
 from crawler.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
 from crawler.payloads import SyncChapterContent
-from crawler.sources import limiter
+from crawler.politeness import limiter
+from crawler.politeness.limiter import SourceLimiter
+from crawler.politeness.rules import Politeness, Verdict
+from crawler.politeness.slots import busy_sources
 from crawler.sources.factory import get_source
-from crawler.sources.limiter import SourceLimiter
-from crawler.sources.politeness import Politeness, Verdict
-from crawler.sources.slots import busy_sources
 from jobs import queue
 from jobs.errors import JobCancelled
 from jobs.models import Job, JobState

@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-from crawler.sources.addresses import ip_literal, is_localhost_name, kind_of, parse_networks, refusal
+from fetch.addresses import ip_literal, is_localhost_name, kind_of, parse_networks, refusal
 
 # (address, the kind named in the refusal; None: public, allowed)
 KINDS = [

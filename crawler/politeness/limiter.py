@@ -14,7 +14,7 @@ granted just before it. A slot is taken in a short transaction that
 locks the row, counts the live slots and inserts one (on SQLite every
 transaction is `BEGIN IMMEDIATE`, which serialises the same way, and tokens
 go that way too); the slot row then stays with the process between its
-requests (`crawler.sources.slots`), still counted and still expiring on its
+requests (`crawler.politeness.slots`), still counted and still expiring on its
 own, so a job asking for page after page pays one statement a request. No
 advisory locks and no session state, so it holds behind PgBouncer in
 transaction pooling, where each transaction may run on a different server
@@ -45,8 +45,8 @@ from django.utils import timezone
 
 from crawler.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
-from crawler.sources.gate import NOTHING_HELD, Held
-from crawler.sources.politeness import (
+from crawler.politeness.gate import NOTHING_HELD, Held
+from crawler.politeness.rules import (
     BATCH_TOKENS,
     BUSY_HOLD_SECS,
     HOLD_SECS,
@@ -59,7 +59,7 @@ from crawler.sources.politeness import (
     gives_way,
     refill,
 )
-from crawler.sources.slots import BUSY, HELD_TOKENS, IdleSlots
+from crawler.politeness.slots import BUSY, HELD_TOKENS, IdleSlots
 from jobs.errors import JobCancelled
 
 logger = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 
-from crawler.sources.page_body import BodyTooLarge, UnaskedEncoding, declared_length, decode_text, read_capped
+from fetch.page_body import BodyTooLarge, UnaskedEncoding, declared_length, decode_text, read_capped
 
 PAGE = b"<html><body>" + b"<p>chapter</p>" * 1000 + b"</body></html>"
 

@@ -1,7 +1,7 @@
 """Getting past a JavaScript challenge once per source, and sending the pass with every plain request after.
 
-A challenged answer (`crawler.sources.challenge`) is handed to the adapter's
-`ChallengeHandler`. It asks the store (`crawler.clearance_store`: one row per
+A challenged answer (`fetch.challenge`) is handed to the adapter's
+`ChallengeHandler`. It asks the store (`crawler.clearance.rows`: one row per
 source in PostgreSQL, shared by every worker on every host) what to do:
 
 - another worker already passed since this adapter loaded its clearance:
@@ -26,19 +26,19 @@ Cookie values are secrets: nothing here logs them or puts them in an error.
 from __future__ import annotations
 
 import datetime as dt
-import enum
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
-from urllib.parse import urlsplit
+from typing import Protocol, TypeVar
 
 from django.utils import timezone
 
+from crawler.clearance.planning import ClearanceStore, Step
+from crawler.clearance.records import Clearance, Passer, PassFailed
 from crawler.errors import ChallengeNotPassed
-from crawler.sources.challenge import Challenge
+from fetch.challenge import Challenge
 
 logger = logging.getLogger(__name__)
 
@@ -49,194 +49,6 @@ T = TypeVar("T")
 MAX_PASSES = 2
 # How often a worker waiting for another's pass looks at the row again.
 WAIT_POLL_SECS = 0.5
-
-
-# --- what a pass yields ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ClearanceCookie:
-    name: str
-    value: str
-    domain: str
-    path: str = "/"
-    expires: float | None = None  # seconds since the epoch; None: a session cookie
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "value": self.value, "domain": self.domain, "path": self.path,
-                "expires": self.expires}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Clearance:
-    """The cookies a pass left for the site and the User-Agent they were issued to."""
-
-    cookies: tuple[ClearanceCookie, ...]
-    user_agent: str
-    via: str  # "browser" or "solver"
-
-    @property
-    def expires_at(self) -> dt.datetime | None:
-        """When the first cookie with an expiry runs out (None: session cookies only, kept until challenged)."""
-        stamps = [c.expires for c in self.cookies if c.expires is not None]
-        return dt.datetime.fromtimestamp(min(stamps), dt.UTC) if stamps else None
-
-    def cookie_names(self) -> list[str]:
-        return sorted(c.name for c in self.cookies)
-
-    def browser_cookies(self) -> list[dict[str, Any]]:
-        """The cookies as Playwright's `add_cookies` takes them (for sources rendered in the browser)."""
-        out = []
-        for c in self.cookies:
-            cookie: dict[str, Any] = {"name": c.name, "value": c.value, "domain": c.domain, "path": c.path}
-            if c.expires is not None:
-                cookie["expires"] = c.expires
-            out.append(cookie)
-        return out
-
-
-def _domain_matches(host: str, domain: str) -> bool:
-    domain = domain.lstrip(".").lower()
-    return host == domain or host.endswith("." + domain)
-
-
-def clearance_cookies(
-    records: Iterable[Mapping[str, Any]], url: str, *, exclude: Iterable[str] = ()
-) -> tuple[ClearanceCookie, ...]:
-    """The cookies of `records` that `url`'s host is sent, as a browser or a solver lists them.
-
-    Playwright and FlareSolverr v1/v2 (puppeteer) give `expires` (-1 for a
-    session cookie); FlareSolverr v3 (Selenium) gives `expiry` or nothing.
-    `exclude` drops cookies that are not the pass's to keep (the operator's
-    session cookie, which the session control owns).
-    """
-    host = (urlsplit(url).hostname or "").lower()
-    skip = set(exclude)
-    out = []
-    for record in records:
-        name, value, domain = record.get("name"), record.get("value"), record.get("domain") or host
-        if not isinstance(name, str) or not isinstance(value, str) or not name or name in skip:
-            continue
-        if not isinstance(domain, str) or not _domain_matches(host, domain):
-            continue
-        stamp = record.get("expires", record.get("expiry"))
-        expires = float(stamp) if isinstance(stamp, (int, float)) and stamp > 0 else None
-        path = record.get("path") if isinstance(record.get("path"), str) else "/"
-        out.append(ClearanceCookie(name, value, domain.lstrip(".").lower(), path or "/", expires))
-    return tuple(out)
-
-
-def clearance_from_json(cookies: Any, user_agent: str, via: str) -> Clearance | None:
-    if not isinstance(cookies, list) or not cookies or not user_agent:
-        return None
-    parsed = tuple(
-        ClearanceCookie(c["name"], c["value"], c["domain"], c.get("path") or "/", c.get("expires"))
-        for c in cookies
-        if isinstance(c, dict) and {"name", "value", "domain"} <= c.keys()
-    )
-    return Clearance(parsed, user_agent, via) if parsed else None
-
-
-# --- what to do about a challenge: a pure decision ------------------------------------------------
-
-
-class Step(enum.Enum):
-    REUSE = "reuse"  # a newer pass than the adapter's is stored: retry with it
-    WAIT = "wait"  # another worker's pass is in flight: wait for it
-    COOL = "cool"  # a pass was tried too recently: the source waits for the next one
-    CLAIM = "claim"  # nothing helps but a pass of our own
-
-
-@dataclass(frozen=True)
-class PassRecord:
-    """What the store holds about a source's passes, as the decision needs it."""
-
-    generation: int = 0
-    clearance_valid: bool = False
-    pass_started_at: dt.datetime | None = None
-    last_attempt_at: dt.datetime | None = None
-
-
-def plan_pass(
-    record: PassRecord, *, seen_generation: int, now: dt.datetime, interval: dt.timedelta, pass_timeout: dt.timedelta
-) -> tuple[Step, dt.datetime | None]:
-    """What a challenged adapter that last loaded `seen_generation` does now, and until when (WAIT, COOL).
-
-    A newer stored pass wins over everything (it costs nothing to try); a
-    pass in flight is waited for until its timeout, after which it counts as
-    dead and may be taken over; the interval spaces attempts, successful or
-    not, so a site that challenges every request is not passed in a loop.
-    """
-    if record.generation > seen_generation and record.clearance_valid:
-        return Step.REUSE, None
-    if record.pass_started_at is not None and now < record.pass_started_at + pass_timeout:
-        return Step.WAIT, record.pass_started_at + pass_timeout
-    if record.last_attempt_at is not None and now < record.last_attempt_at + interval:
-        return Step.COOL, record.last_attempt_at + interval
-    return Step.CLAIM, None
-
-
-# --- the store and the ways to pass ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Planned:
-    step: Step
-    until: dt.datetime | None
-    generation: int
-    clearance: Clearance | None  # the stored one (REUSE)
-    claimed: bool  # CLAIM only: whether this caller now owns the pass
-
-
-class ClearanceStore(Protocol):
-    """Where a source's passes live: the database (`crawler.clearance_store`) or, for a probe, memory."""
-
-    def load(self, source_id: str) -> tuple[Clearance | None, int]:
-        """The valid stored clearance (None when absent or expired) and its generation."""
-
-    def plan(self, source_id: str, *, seen_generation: int, owner: str, claim: bool) -> Planned:
-        """Decide (`plan_pass`) under the row's lock; with `claim`, a CLAIM marks the pass as this owner's."""
-
-    def store_pass(self, source_id: str, *, owner: str, clearance: Clearance) -> int:
-        """Keep a successful pass; returns its generation."""
-
-    def record_failure(self, source_id: str, *, owner: str | None, message: str) -> None:
-        """Note why a pass failed (or could not be tried); ends `owner`'s claim."""
-
-
-class PassFailed(Exception):
-    """A way of passing (browser, solver) did not get past the challenge; the message says why."""
-
-
-class Passer(Protocol):
-    name: str  # "browser" or "solver"
-
-    def pass_challenge(self, url: str) -> Clearance:
-        """Get past the challenge at `url`; raises PassFailed."""
-
-
-class MemoryStore:
-    """A store that lives as long as one probe of a site not added yet: passes kept, no rate limit shared."""
-
-    def __init__(self) -> None:
-        self.clearance: Clearance | None = None
-        self.generation = 0
-        self.last_failure = ""
-
-    def load(self, source_id: str) -> tuple[Clearance | None, int]:
-        return self.clearance, self.generation
-
-    def plan(self, source_id: str, *, seen_generation: int, owner: str, claim: bool) -> Planned:
-        if self.generation > seen_generation and self.clearance is not None:
-            return Planned(Step.REUSE, None, self.generation, self.clearance, False)
-        return Planned(Step.CLAIM, None, self.generation, None, claim)
-
-    def store_pass(self, source_id: str, *, owner: str, clearance: Clearance) -> int:
-        self.clearance, self.generation = clearance, self.generation + 1
-        return self.generation
-
-    def record_failure(self, source_id: str, *, owner: str | None, message: str) -> None:
-        self.last_failure = message
 
 
 # --- the adapter's side -----------------------------------------------------------------------------
