@@ -63,7 +63,7 @@ def dry_run(row: Source, *, browser: BrowserManager | None = None, clearance: Cl
     here when the source requires it. `clearance`: the probe's pass of the site's challenge, kept as the
     source's so the dry run (and, once the row is kept, the crawl) does not pass it again.
     """
-    from crawler import clearance_store
+    from crawler.clearance import rows as clearance_store
     from crawler.errors import CrawlerError
     from crawler.sources.browser import BrowserManager
 

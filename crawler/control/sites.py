@@ -22,7 +22,8 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from catalog.models import Source
-from crawler import clearance_store, state_store
+from crawler import state_store
+from crawler.clearance import rows as clearance_store
 from crawler.control import audit
 from crawler.control.dry_run import DryRun, dry_run
 from crawler.control.errors import ControlError
