@@ -24,7 +24,7 @@ from crawler.clearance.solver import SolverPasser
 if TYPE_CHECKING:
     from crawler.politeness.gate import RequestGate
     from crawler.sources.browser import BrowserManager
-    from crawler.sources.http import SourceCookies
+    from crawler.sources.cookies import SourceCookies
 
 
 def pass_settings() -> PassSettings:

@@ -27,10 +27,12 @@ from crawler.clearance.planning import ClearanceStore, MemoryStore
 from crawler.errors import CrawlerError, NotFound, SelectorMatchedNothing, SessionExpired, SourceConfigError
 from crawler.politeness.gate import RequestGate, Unlimited, check_answer, passing
 from crawler.sources import parsing
+from crawler.sources.answers import FetchedPage, HttpImageStream, raise_for_status
 from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
 from crawler.sources.config import HtmlSourceConfig, template_fields
+from crawler.sources.cookies import SourceCookies
 from crawler.sources.hosts import HostGuard
-from crawler.sources.http import FetchedPage, HttpImageStream, SourceCookies, SourceHttp, raise_for_status
+from crawler.sources.http import SourceHttp
 from crawler.sources.site_urls import site_url
 from fetch.challenge import detect_challenge
 from fetch.page_body import is_markup

@@ -1,9 +1,11 @@
-"""Plain-HTTP fetching for adapters: guarded redirects, status-to-error mapping, streamed images.
+"""A source's plain-HTTP requests: guarded redirects, its politeness gate, its cookies and its challenges.
 
 Pages go through the process's shared httpx client (`fetch.pages`), images through libcurl
 (`fetch.curl_transfer`); both walk the same redirect loop here, so
 every hop passes the host guard before it is requested. The session cookie
-is sent from the adapter's own store (`SourceCookies`) and never logged.
+is sent from the adapter's own store (`crawler.sources.cookies`) and never
+logged; what an answer means to the crawler (its status as an error kind,
+the page or image stream handed back) is `crawler.sources.answers`.
 
 Both transports connect only to addresses the outbound rule allows
 (`fetch.outbound`: no loopback, private or link-local target
@@ -21,17 +23,18 @@ Retry-After, cools the whole source down before anything else reads it.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Protocol, TypeVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import httpx
 from django.conf import settings
 
 from crawler.clearance.handler import Challenges, Unpassable, past_challenges
-from crawler.errors import CrawlerError, FetchRefused, NotFound, PageTooLarge, SessionExpired, SourceUnavailable
+from crawler.errors import CrawlerError, FetchRefused, PageTooLarge, SourceUnavailable
 from crawler.politeness.gate import Held, RequestGate, Unlimited, check_answer
+from crawler.sources.answers import FetchedPage, HttpImageStream, raise_for_status
+from crawler.sources.cookies import SourceCookies, keep_set_cookies
 from crawler.sources.hosts import HostGuard
 from fetch import outbound
 from fetch.challenge import SCAN_CHARS, Challenge, detect_challenge, may_be_challenge
@@ -55,87 +58,6 @@ class _Answer(Protocol):
 
 
 _A = TypeVar("_A", bound=_Answer)
-
-
-def raise_for_status(source_id: str, status: int, url: str, *, image: bool = False) -> None:
-    """Map an HTTP status to the crawler's error kinds (2xx/3xx pass).
-
-    401/403 on a page means the session is gone; on an image it is the image
-    host refusing this request (a missing Referer, hotlink protection), which
-    no session refresh fixes, so it is an ordinary fetch error.
-    """
-    if status < 400:
-        return
-    where = f"source {source_id!r}: {url} answered {status}"
-    if status in (401, 403) and image:
-        raise CrawlerError(f"{where} (the image host refused the request; check image_referer and headers)")
-    if status in (401, 403):
-        raise SessionExpired(f"{where} (session expired or missing)")
-    if status in (404, 410):
-        raise NotFound(where)
-    if status == 429 or status >= 500:
-        raise SourceUnavailable(where)
-    raise CrawlerError(where)
-
-
-class SourceCookies:
-    """The cookies an adapter sends: the operator's session cookie plus any the site or browser set.
-
-    A tiny domain-matched store instead of the stdlib jar, whose rules drop
-    cookies for hosts like `localhost` and would not take the browser
-    context's cookies as they come. Values are never logged.
-    """
-
-    def __init__(self) -> None:
-        self._values: dict[tuple[str, str], str] = {}
-
-    def set(self, name: str, value: str, domain: str) -> None:
-        self._values[(domain.lstrip(".").lower(), name)] = value
-
-    def header_for(self, url: str) -> str | None:
-        host = (urlsplit(url).hostname or "").lower()
-        pairs = [
-            f"{name}={value}"
-            for (domain, name), value in self._values.items()
-            if host == domain or host.endswith("." + domain)
-        ]
-        return "; ".join(pairs) or None
-
-
-@dataclass(frozen=True)
-class FetchedPage:
-    url: str  # final URL after redirects
-    status: int
-    html: str
-    content_type: str = ""  # the answer's media type, lower-case, without parameters ("" when not said)
-
-
-class HttpImageStream:
-    """An open image answer, its body read through libcurl. Transport errors mid-body surface as SourceUnavailable."""
-
-    def __init__(self, transfer: Transfer, source_id: str, held: Held) -> None:
-        self._transfer = transfer
-        self._source_id = source_id
-        self._held = held
-        self.url = transfer.url
-        self.content_type = transfer.headers.get("content-type", "").split(";")[0].strip()
-        self.declared_length = declared_length(transfer.headers)
-
-    def iter_bytes(self) -> Iterator[bytes]:
-        try:
-            for chunk in self._transfer.chunks():
-                self._held.keep_alive()
-                yield chunk
-        except TransferError as exc:
-            raise SourceUnavailable(
-                f"source {self._source_id!r}: image download from {self.url} broke off: {exc}"
-            ) from exc
-
-    def close(self) -> None:
-        try:
-            self._transfer.close()
-        finally:
-            self._held.release()
 
 
 class SourceHttp:
@@ -356,24 +278,10 @@ class SourceHttp:
 
     def _answered(self, answer: _A, url: str, set_cookies: list[str]) -> _A:
         """Keep what the answer set, and let the gate see it (a 429 cools the source down) before anyone reads it."""
-        self._keep_set_cookies(url, set_cookies)
+        keep_set_cookies(self.cookies, url, set_cookies)
         try:
             check_answer(self.gate, answer.status_code, answer.headers.get("retry-after"), url)
         except BaseException:
             answer.close()
             raise
         return answer
-
-    def _keep_set_cookies(self, url: str, set_cookies: list[str]) -> None:
-        # Move what the answer set into our store; the client keeps nothing
-        # (`CookielessClient`), so it never adds a second Cookie header.
-        # Most answers (every image) set none: no cookie parsing for them.
-        # Both transports' answers go through the stdlib jar's rules, as httpx applies them.
-        if not set_cookies:
-            return
-        answer = httpx.Response(
-            200, headers=[("set-cookie", value) for value in set_cookies], request=httpx.Request("GET", url)
-        )
-        host = answer.url.host
-        for cookie in answer.cookies.jar:
-            self.cookies.set(cookie.name, cookie.value or "", cookie.domain if cookie.domain_specified else host)

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from crawler.sources.cookies import SourceCookies
 from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceCookies, SourceHttp
+from crawler.sources.http import SourceHttp
 from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.sqlite_ok
