@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-import pycurl
+import pycurl  # type: ignore[import-untyped]
 
 from fetch import egress, outbound
 

@@ -31,7 +31,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urljoin
 
 from playwright.sync_api import Browser, Route, WebSocketRoute
@@ -103,7 +103,7 @@ class Tab:
         self._allowed, self._refused, self._final_url = url_allowed, [], [url]
         limits = self._current = self._limits()
         if cookies:
-            self.context.add_cookies(cookies)
+            self.context.add_cookies(cast(Any, cookies))  # Playwright's cookie dicts, as `RenderedPage` holds them
         try:
             response = self.page.goto(url, wait_until="domcontentloaded")
         except PlaywrightError:
@@ -121,7 +121,8 @@ class Tab:
                 f"browser: {self._final_url[0]} grew past the page cap of {cap} bytes (CRAWLER_MAX_PAGE_BYTES)"
             )
         retry_after = response.headers.get("retry-after") if response else None
-        return RenderedPage(self._final_url[0], status, html, self.context.cookies(), retry_after)
+        cookies_after = [dict(cookie) for cookie in self.context.cookies()]
+        return RenderedPage(self._final_url[0], status, html, cookies_after, retry_after)
 
     def _settle(self, wait: Wait) -> str:
         """The page's markup once it is ready (or the wait ran out)."""
