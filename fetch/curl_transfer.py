@@ -5,7 +5,7 @@ Images are nearly all of a crawl's requests and bytes. Through httpx a page of
 httpcore parse and copy every read in Python, and every read hands the
 interpreter lock to another thread and back. Through libcurl the same page
 costs about 0.4 ms (bench/README.md). Pages of HTML, a few a chapter, stay on
-httpx (`crawler.sources.http`).
+httpx (`fetch.pages`).
 
 libcurl pushes a body into a callback; the storage pulls it (`chunks()`). The
 pull is made by driving a multi handle one step at a time: `Transfer` runs it

@@ -6,6 +6,10 @@ URLs. Every URL is checked before any request is made, including each
 redirect hop. Names are compared here; the addresses they resolve to are
 checked when the connection is made (`fetch.outbound`), so a host
 name allowed here still cannot reach loopback or private addresses.
+
+It stays with the adapters, not in `fetch`: the names it allows are a
+source's settings (its base URL, its `image_hosts`), and what it raises are
+the crawler's error kinds (a bad entry is the source's configuration error).
 """
 
 from __future__ import annotations
