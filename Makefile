@@ -13,7 +13,7 @@ test-sqlite:
 
 # The outbound guard and bounded reads against a loopback canary and hostile sites (PostgreSQL, as production).
 test-hostile:
-	DATABASE_URL=$(PG_URL) python -m pytest crawler/tests/hostile
+	DATABASE_URL=$(PG_URL) python -m pytest crawler/tests/hostile fetch/tests
 
 # Three worker processes against a rate-limiting site; prints the measured figures (bench/README.md).
 test-politeness:

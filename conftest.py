@@ -72,7 +72,7 @@ def watcher(django_user_model):
 @pytest.fixture(autouse=True)
 def _outbound_allows_test_sites(settings):
     """The fixture sites on 127.0.0.1 are reachable in tests (settings were read before this file set the variable)."""
-    from crawler.sources.addresses import parse_networks
+    from fetch.addresses import parse_networks
 
     settings.OUTBOUND_ALLOWED_NETWORKS = parse_networks(os.environ["OUTBOUND_ALLOWED_NETWORKS"])
 
@@ -94,8 +94,8 @@ def _fresh_cache():
 @pytest.fixture(autouse=True)
 def _fresh_limiter_memory():
     """The limiter keeps idle slot rows and busy marks per process: each test starts without them."""
-    from crawler.sources.limiter import IDLE_SLOTS
-    from crawler.sources.slots import BUSY, HELD_TOKENS
+    from crawler.politeness.limiter import IDLE_SLOTS
+    from crawler.politeness.slots import BUSY, HELD_TOKENS
 
     IDLE_SLOTS.forget()
     BUSY.forget()

@@ -97,7 +97,7 @@ class SourceBusy(CrawlerError, engine.Busy):
 
     Not a failure and not the source's "later": the job goes back to the
     queue without burning an attempt or a deferral, and this worker leases no
-    other job of the source for a moment (`crawler.sources.slots.busy_sources`).
+    other job of the source for a moment (`crawler.politeness.slots.busy_sources`).
     """
 
     def __init__(self, message: str, *, source_id: str) -> None:
@@ -119,7 +119,7 @@ class NotFound(PermanentError):
 
 class FetchRefused(PermanentError):
     """A URL points outside the source's own hosts and configured image hosts, or its host resolves to an
-    address the outbound rule refuses (loopback, private, link-local...: `crawler.sources.outbound`)."""
+    address the outbound rule refuses (loopback, private, link-local...: `fetch.outbound`)."""
 
 
 class PageTooLarge(PermanentError):

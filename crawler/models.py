@@ -45,7 +45,7 @@ class AuditEvent(models.Model):
 class SourceThrottle(models.Model):
     """One source's shared token bucket and cooldown, read and written by every worker on every host.
 
-    `crawler.sources.limiter` is its only writer: each request locks the row
+    `crawler.politeness.limiter` is its only writer: each request locks the row
     (`SELECT ... FOR UPDATE`) in one short transaction, refills the bucket from
     `refilled_at` by the source's rate, and takes a token. No session state is
     involved, so it holds behind PgBouncer's transaction pooling.
@@ -99,7 +99,7 @@ class SourceClearance(models.Model):
 
     Every worker on every host sends these with the source's plain requests
     (pages over httpx, images over libcurl) until `expires_at` or until the
-    site challenges again, so one pass serves them all. `crawler.clearance_store`
+    site challenges again, so one pass serves them all. `crawler.clearance.rows`
     is its only reader and writer; a pass is claimed by a compare-and-set on
     `pass_started_at` under a row lock, so concurrent workers wait for the
     pass in flight instead of each launching one, and `last_attempt_at`

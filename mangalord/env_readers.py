@@ -90,7 +90,7 @@ def is_postgres_url(url: str) -> bool:
 
 def networks(name: str, default: str) -> tuple[Any, ...]:
     """A comma-separated list of IP networks (`127.0.0.1/32,::1/128`); the error names the entry at fault."""
-    from crawler.sources.addresses import parse_networks
+    from fetch.addresses import parse_networks
 
     raw = env.str(name, default=default)
     try:

@@ -321,7 +321,7 @@ CRAWLER_PAGE_DEADLINE_SECS = read(
 CRAWLER_IMAGE_DEADLINE_SECS = read(
     "CRAWLER_IMAGE_DEADLINE_SECS", env.float, 300.0, lambda v: v > 0, "must be a positive number"
 )
-# Networks outbound fetches may reach besides the public internet (crawler.sources.outbound): loopback,
+# Networks outbound fetches may reach besides the public internet (fetch.outbound): loopback,
 # private, link-local and the other non-public addresses are refused unless listed here, e.g.
 # 127.0.0.1/32,::1/128 for a site served on this machine, 10.0.0.0/8 for one on the LAN.
 OUTBOUND_ALLOWED_NETWORKS = networks("OUTBOUND_ALLOWED_NETWORKS", "")
@@ -337,7 +337,7 @@ CRAWLER_COOLDOWN_WAIT_SECS = non_negative("CRAWLER_COOLDOWN_WAIT_SECS", 5)
 CRAWLER_STREAM_KEEPALIVE_SECS = read(
     "CRAWLER_STREAM_KEEPALIVE_SECS", env.float, 15.0, lambda v: v > 0, "must be a positive number"
 )
-# JavaScript challenges (crawler.sources.clearance): how long one pass may take (the browser waiting for the
+# JavaScript challenges (crawler.clearance.records): how long one pass may take (the browser waiting for the
 # challenge page to reload into the site, or the solver's maxTimeout), how far apart a source's passes are at
 # least (every worker on every host shares them), and an optional FlareSolverr v3 endpoint (its POST /v1) asked
 # where the worker's Chromium cannot pass, or no browser runs (the web process's Sources page).

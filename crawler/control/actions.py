@@ -27,7 +27,7 @@ from crawler.control import audit
 from crawler.control.errors import AmbiguousSource, InvalidSessionValue, NoEnabledSource
 from crawler.passes.chapters import enqueue_chapter_content
 from crawler.payloads import MetadataPass, Reconcile
-from crawler.sources import limiter
+from crawler.politeness import limiter
 from jobs import queue, retry
 from jobs import requeue as dead_letter
 

@@ -17,8 +17,8 @@ from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.factory import get_source
 
 if TYPE_CHECKING:
+    from crawler.clearance.records import Clearance
     from crawler.sources.browser import BrowserManager
-    from crawler.sources.clearance import Clearance
 
 MAX_LISTED = 10
 
@@ -63,7 +63,7 @@ def dry_run(row: Source, *, browser: BrowserManager | None = None, clearance: Cl
     here when the source requires it. `clearance`: the probe's pass of the site's challenge, kept as the
     source's so the dry run (and, once the row is kept, the crawl) does not pass it again.
     """
-    from crawler import clearance_store
+    from crawler.clearance import rows as clearance_store
     from crawler.errors import CrawlerError
     from crawler.sources.browser import BrowserManager
 

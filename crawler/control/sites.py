@@ -22,15 +22,16 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 from catalog.models import Source
-from crawler import clearance_store, state_store
+from crawler import state_store
+from crawler.clearance import rows as clearance_store
 from crawler.control import audit
 from crawler.control.dry_run import DryRun, dry_run
 from crawler.control.errors import ControlError
 from crawler.control.source_changes import refuse_nul, require_operator, validation_message
 
 if TYPE_CHECKING:
+    from crawler.clearance.records import Clearance
     from crawler.sources.browser import BrowserManager
-    from crawler.sources.clearance import Clearance
 
 
 class SiteRefused(ValueError):

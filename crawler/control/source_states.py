@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from catalog.models import Chapter, Source
-from crawler.clearance_store import ChallengeState, challenge_states
+from crawler.clearance.rows import ChallengeState, challenge_states
 from crawler.control.sites import next_scheduled_pass
 from crawler.errors import CrawlerError
 from crawler.models import CrawlerState, SourceThrottle

@@ -1,54 +1,67 @@
-"""One Playwright Chromium per crawl-worker process: shared, exclusive, restartable.
+"""The crawl worker's Chromium: `fetch.browser.SharedBrowser` with the crawler's settings and error kinds.
 
-Playwright's sync objects belong to the thread that created them, while the
-crawl worker runs several job threads. So the manager owns one dedicated
-thread that starts Playwright, launches Chromium and executes every piece of
-submitted work in turn: access is serialised by construction, and no
-Playwright object ever crosses a thread.
-
-Restart is a coordinated gate, so no job is cut off mid-render by it: new users
-wait, in-flight users drain, the browser relaunches, and on success the
-sticky `session_expired` flags are cleared (the operator restarts after
-refreshing the session). After `restart_threshold` consecutive browser
-failures the manager restarts itself.
-
-What one render does on that thread (cookies, guarded redirects, waiting
-for a script-filled page) is `crawler.sources.tab`.
+The browser itself (one thread, one tab, the restart gate, the guarded
+navigations) is transport and lives in `fetch`; what the crawler adds is
+read here, at its edge: CHROMIUM_PATH, CHROMIUM_ARGS,
+CRAWLER_BROWSER_RESTART_THRESHOLD, CRAWLER_HTTP_TIMEOUT_SECS, and the page
+limits (CRAWLER_MAX_PAGE_BYTES, CRAWLER_PAGE_DEADLINE_SECS, read at each
+render so a changed setting applies to the next page). A successful restart
+clears the sticky `session_expired` flags (the operator restarts after
+refreshing a session), and `fetch.errors` become the crawler's errors, which
+the engine settles by kind: unreachable → SourceUnavailable, refused →
+FetchRefused, too large → PageTooLarge.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import queue
-import shutil
-import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import Future
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from django.conf import settings
-from playwright.sync_api import Browser, Playwright, sync_playwright
-from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Browser
 
-from crawler.errors import SourceUnavailable
-from crawler.sources.browser_pass import BrowserPass, pass_in_browser
-from crawler.sources.tab import RenderedPage, Tab, Wait
+from crawler.errors import CrawlerError, FetchRefused, PageTooLarge, SourceUnavailable
+from fetch import errors
+from fetch.browser import SharedBrowser
+from fetch.browser_pass import BrowserPass
+from fetch.tab import PageLimits, RenderedPage
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# Most specific first: each fetch error kind and the crawler error it becomes.
+_KINDS: tuple[tuple[type[errors.FetchError], type[CrawlerError]], ...] = (
+    (errors.TooLarge, PageTooLarge),
+    (errors.Refused, FetchRefused),
+    (errors.Unreachable, SourceUnavailable),
+)
 
-@dataclass
-class _Work:
-    fn: Callable[[Browser], Any] | None  # None = relaunch
-    future: Future = field(default_factory=Future)
+
+def crawler_error(error: errors.FetchError) -> CrawlerError:
+    """The crawler's error for a fetch error, with its message (a kind not listed is an ordinary CrawlerError)."""
+    for kind, crawler_kind in _KINDS:
+        if isinstance(error, kind):
+            return crawler_kind(str(error))
+    return CrawlerError(str(error))
 
 
-class BrowserManager:
-    """States: "idle" (not launched yet), "running", "restarting", "stopped"."""
+@contextmanager
+def _as_crawler_errors() -> Iterator[None]:
+    try:
+        yield
+    except errors.FetchError as exc:
+        raise crawler_error(exc) from exc
+
+
+def page_limits() -> PageLimits:
+    return PageLimits(int(settings.CRAWLER_MAX_PAGE_BYTES), float(settings.CRAWLER_PAGE_DEADLINE_SECS))
+
+
+class BrowserManager(SharedBrowser):
+    """The shared Chromium as the crawler uses it: its settings, its session flags, its error kinds."""
 
     def __init__(
         self,
@@ -58,283 +71,36 @@ class BrowserManager:
         *,
         navigation_timeout_secs: float | None = None,
     ) -> None:
-        self.executable_path = executable_path if executable_path is not None else (settings.CHROMIUM_PATH or None)
-        self.args = list(args if args is not None else settings.CHROMIUM_ARGS)
-        self.restart_threshold = restart_threshold or settings.CRAWLER_BROWSER_RESTART_THRESHOLD
-        self.navigation_timeout_secs = navigation_timeout_secs or settings.CRAWLER_HTTP_TIMEOUT_SECS
-        self._cond = threading.Condition()
-        self._state = "idle"
-        self._in_flight = 0
-        self._restarts = 0
-        self._failures = 0
-        self._work: queue.Queue[_Work | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._tab: Tab | None = None  # touched only on the browser thread
-
-    # --- status ---------------------------------------------------------------------------
-
-    @property
-    def state(self) -> str:
-        return self._state
-
-    @property
-    def restarts(self) -> int:
-        return self._restarts
-
-    @property
-    def consecutive_failures(self) -> int:
-        return self._failures
-
-    def snapshot(self) -> dict[str, Any]:
-        with self._cond:
-            return {"state": self._state, "restarts": self._restarts, "consecutive_failures": self._failures}
-
-    # --- use ---------------------------------------------------------------------------------
+        super().__init__(
+            executable_path if executable_path is not None else (settings.CHROMIUM_PATH or None),
+            args if args is not None else settings.CHROMIUM_ARGS,
+            restart_threshold or settings.CRAWLER_BROWSER_RESTART_THRESHOLD,
+            navigation_timeout_secs=navigation_timeout_secs or settings.CRAWLER_HTTP_TIMEOUT_SECS,
+            limits=page_limits,
+            on_restart=_clear_expired_sessions,
+        )
 
     def run(self, fn: Callable[[Browser], T]) -> T:
-        """Run `fn(browser)` on the browser thread, after any restart in progress, one caller at a time.
+        with _as_crawler_errors():
+            return super().run(fn)
 
-        Never call from inside `fn` (it would wait for itself).
-        """
-        self._refuse_on_browser_thread("run")
-        with self._cond:
-            while self._state == "restarting":
-                self._cond.wait()
-            if self._state == "stopped":
-                raise SourceUnavailable("the browser has been shut down")
-            self._in_flight += 1
-            self._start_thread()
-        try:
-            return self._submit(fn)
-        finally:
-            with self._cond:
-                self._in_flight -= 1
-                self._cond.notify_all()
-
-    def render(
-        self,
-        url: str,
-        *,
-        cookies: Iterable[dict[str, Any]] = (),
-        url_allowed: Callable[[str], bool] | None = None,
-        ready: Callable[[str], bool] | None = None,
-        wait_secs: float = 0.0,
-        network_idle: bool = False,
-    ) -> RenderedPage:
-        """Load `url` in the manager's tab with `cookies` added; returns the final markup.
-
-        Pages that fill themselves by script (an ajax chapter list, a reader
-        built from an inline image array) are snapshotted once `ready(html)`
-        holds, or network idle is reached when asked, but never later than
-        `wait_secs` after the load: a page that never gets ready is returned
-        as it is, and the caller's required-selector check reports it.
-
-        Navigation redirects are followed by hand so each hop passes
-        `url_allowed` before it is requested (FetchRefused otherwise), and
-        off-host subresources are never requested. Browser faults count toward
-        the automatic restart; a site that cannot be reached does not.
-        """
-        cookies = list(cookies)
-        wait = Wait(ready, wait_secs, network_idle)
-        return self._counted(url, lambda browser: self._render_on_thread(browser, url, cookies, url_allowed, wait))
+    def render(self, url: str, **kwargs: Any) -> RenderedPage:
+        with _as_crawler_errors():
+            return super().render(url, **kwargs)
 
     def pass_challenge(
         self, url: str, *, url_allowed: Callable[[str], bool] | None = None, wait_secs: float
     ) -> BrowserPass:
-        """Open `url` in a context of its own and wait (at most `wait_secs`) until its challenge reloads into
-        the site (`crawler.sources.browser_pass`); StillChallenged when it does not."""
-        return self._counted(
-            url,
-            lambda browser: pass_in_browser(
-                browser, url, url_allowed, wait_secs=wait_secs, timeout_secs=self.navigation_timeout_secs
-            ),
-        )
-
-    def _counted(self, url: str, fn: Callable[[Browser], T]) -> T:
-        """`fn` on the browser thread, its outcome counted toward the automatic restart (an unreachable site is
-        not the browser's fault: a `net::ERR_` is not counted)."""
-        try:
-            result = self.run(fn)
-        except PlaywrightError as exc:
-            if "net::ERR_" not in str(exc):
-                self.record_failure()
-            raise SourceUnavailable(f"browser could not load {url}: {exc}") from exc
-        self.record_success()
-        return result
-
-    # --- failures and restart -------------------------------------------------------------------
-
-    def record_success(self) -> None:
-        with self._cond:
-            self._failures = 0
-
-    def record_failure(self) -> None:
-        """Count a browser failure; at the threshold, restart (from a helper thread if called on the browser thread)."""
-        with self._cond:
-            self._failures += 1
-            due = self._failures >= self.restart_threshold and self._state in ("idle", "running")
-        if not due:
-            return
-        logger.warning("browser: %d consecutive failures, restarting", self._failures)
-        if threading.current_thread() is self._thread:
-            threading.Thread(target=self._restart_quietly, name="browser-auto-restart", daemon=True).start()
-        else:
-            self._restart_quietly()
+        with _as_crawler_errors():
+            return super().pass_challenge(url, url_allowed=url_allowed, wait_secs=wait_secs)
 
     def restart(self, *, drain_timeout: float | None = None) -> None:
-        """Coordinated restart: block new users, drain in-flight ones, relaunch, clear session_expired.
-
-        A restart requested while one is running waits for it instead of
-        starting another. Raises SourceUnavailable if the drain times out (the
-        browser keeps running) or the relaunch fails (the next use retries).
-        """
-        self._refuse_on_browser_thread("restart")
-        with self._cond:
-            if self._state == "stopped":
-                raise SourceUnavailable("the browser has been shut down")
-            if self._state == "restarting":
-                self._cond.wait_for(lambda: self._state != "restarting")
-                return
-            previous, self._state = self._state, "restarting"
-            if not self._cond.wait_for(lambda: self._in_flight == 0, timeout=drain_timeout):
-                self._state = previous
-                self._cond.notify_all()
-                raise SourceUnavailable(f"browser restart gave up: {self._in_flight} user(s) still in flight")
-            self._in_flight += 1  # the relaunch itself, so close() waits for it
-            self._start_thread()
-        try:
-            self._submit(None)
-        except BaseException as exc:
-            self._finish_restart(success=False)
-            raise SourceUnavailable(f"browser relaunch failed: {exc}") from exc
-        # Cleared before the gate opens, so no waiting user sees a stale flag.
-        _clear_expired_sessions()
-        self._finish_restart(success=True)
-        logger.info("browser: restarted (restart #%d)", self._restarts)
-
-    def _finish_restart(self, *, success: bool) -> None:
-        with self._cond:
-            self._in_flight -= 1
-            if self._state == "restarting":  # close() may have run meanwhile; stopped stays stopped
-                self._state = "running" if success else "idle"
-            if success:
-                self._restarts += 1
-                self._failures = 0
-            self._cond.notify_all()
-
-    def close(self) -> None:
-        """Stop accepting work, let in-flight work finish, shut Chromium and Playwright down."""
-        with self._cond:
-            if self._state == "stopped":
-                return
-            self._state = "stopped"
-            self._cond.notify_all()
-            # Work already submitted must be queued ahead of the stop sentinel.
-            self._cond.wait_for(lambda: self._in_flight == 0, timeout=self.navigation_timeout_secs + 5)
-            thread = self._thread
-        if thread is not None:
-            self._work.put(None)
-            thread.join(timeout=30)
-
-    def __enter__(self) -> BrowserManager:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # --- the browser thread ------------------------------------------------------------------------
-
-    def _restart_quietly(self) -> None:
-        try:
-            self.restart()
-        except Exception as exc:  # an automatic restart must never take the caller down
-            logger.warning("browser: automatic restart failed: %s", exc)
-
-    def _refuse_on_browser_thread(self, what: str) -> None:
-        if threading.current_thread() is self._thread:
-            raise RuntimeError(f"BrowserManager.{what}() called from the browser thread would deadlock")
-
-    def _start_thread(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._serve, name="browser", daemon=True)
-            self._thread.start()
-
-    def _submit(self, fn: Callable[[Browser], T] | None) -> T:
-        work = _Work(fn)
-        self._work.put(work)
-        return work.future.result()
-
-    def _serve(self) -> None:
-        playwright: Playwright | None = None
-        browser: Browser | None = None
-        try:
-            while (work := self._work.get()) is not None:
-                try:
-                    if work.fn is None or browser is None:
-                        self._shutdown(None, browser)
-                        browser, self._tab = None, None
-                        playwright = playwright or sync_playwright().start()
-                        browser = self._launch(playwright)
-                        with self._cond:
-                            if self._state == "idle":  # a first use (not a restart) launched it
-                                self._state = "running"
-                    result = None if work.fn is None else work.fn(browser)
-                except BaseException as exc:
-                    work.future.set_exception(exc)
-                else:
-                    work.future.set_result(result)
-        finally:
-            self._shutdown(playwright, browser)
-            while True:  # nothing may wait forever on a thread that has gone
-                try:
-                    leftover = self._work.get_nowait()
-                except queue.Empty:
-                    break
-                if leftover is not None:
-                    leftover.future.set_exception(SourceUnavailable("the browser has been shut down"))
-
-    def _launch(self, playwright: Playwright) -> Browser:
-        executable = self.executable_path
-        if executable is None and not os.path.exists(playwright.chromium.executable_path):
-            # No CHROMIUM_PATH and no `playwright install`: use the distribution's Chromium if there is one.
-            executable = shutil.which("chromium") or shutil.which("chromium-browser")
-        try:
-            browser = playwright.chromium.launch(executable_path=executable, args=self.args, headless=True)
-        except PlaywrightError as exc:
-            raise SourceUnavailable(f"could not launch Chromium ({executable or 'bundled'}): {exc}") from exc
-        logger.info("browser: launched Chromium %s", browser.version)
-        return browser
-
-    @staticmethod
-    def _shutdown(playwright: Playwright | None, browser: Browser | None) -> None:
-        for step in (browser.close if browser else None, playwright.stop if playwright else None):
-            if step is None:
-                continue
-            try:
-                step()
-            except Exception as exc:  # a crashed browser cannot be closed cleanly; that is fine
-                logger.debug("browser: shutdown step failed: %s", exc)
-
-    def _render_on_thread(
-        self,
-        browser: Browser,
-        url: str,
-        cookies: list[dict[str, Any]],
-        url_allowed: Callable[[str], bool] | None,
-        wait: Wait,
-    ) -> RenderedPage:
-        # Opening a context and a page costs about a second here, so one tab is
-        # kept per launched browser and reused; it only ever lives on this thread.
-        tab = self._tab
-        if tab is None or tab.browser is not browser or tab.page.is_closed():
-            if tab is not None:
-                tab.close()
-            tab = self._tab = Tab(browser, self.navigation_timeout_secs)
-        return tab.render(url, cookies, url_allowed, wait)
+        with _as_crawler_errors():
+            super().restart(drain_timeout=drain_timeout)
 
 
 def _clear_expired_sessions() -> None:
-    """A successful restart clears the sticky session_expired flags: the operator restarts after a new session."""
+    """A successful restart clears the sticky session_expired flags."""
     from crawler import state_store
 
     try:

@@ -65,7 +65,7 @@ Requests
     image_hosts           optional  extra hosts images may come from (cdn.example.com[:port], *.example.com)
     session_cookie        optional  cookie name of the operator's session, default PHPSESSID
     login_wall_selector   optional  matches only on the site's login form (= session expired)
-Politeness (enforced through the database across every worker on every host; see crawler.sources.politeness)
+Politeness (enforced through the database across every worker on every host; see crawler.politeness.rules)
     rate_limit            optional  requests per second to the source, default 2 (0.01 to 1000)
     burst                 optional  requests that may go out back to back after a quiet spell, default 2
     max_concurrency       optional  requests in flight at once, default 2
@@ -81,10 +81,10 @@ from typing import Any
 
 from catalog import source_settings
 from crawler.errors import SourceConfigError
+from crawler.politeness.rules import DEFAULT_BURST, DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT, Politeness
 from crawler.sources import selectors
 from crawler.sources.dates import known_language, readable_format
 from crawler.sources.hosts import parse_host_rule
-from crawler.sources.politeness import DEFAULT_BURST, DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT, Politeness
 
 DEFAULT_NUMBER_PATTERN = r"(\d+(?:\.\d+)?)"
 DEFAULT_IMAGE_ATTRS = ("data-src", "data-lazy-src", "srcset", "data-cfsrc", "src")

@@ -34,19 +34,22 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.parser import HTMLParser
 
+from crawler.clearance.passers import challenge_handler
+from crawler.clearance.planning import MemoryStore
+from crawler.clearance.records import Clearance
 from crawler.errors import CrawlerError
 from crawler.sources import selectors
-from crawler.sources.clearance import Clearance, MemoryStore
+from crawler.sources.answers import FetchedPage
 from crawler.sources.config import HtmlSourceConfig
+from crawler.sources.cookies import SourceCookies
 from crawler.sources.dates import infer_numeric_format, known_language
 from crawler.sources.hosts import HostGuard
-from crawler.sources.http import FetchedPage, SourceCookies, SourceHttp
-from crawler.sources.page_body import is_markup
+from crawler.sources.http import SourceHttp
 from crawler.sources.parsing import parse_page_images
-from crawler.sources.passers import challenge_handler
 from crawler.sources.presets import PRESETS
 from crawler.sources.site_urls import path_under, site_url
 from crawler.sources.themes import ThemeDetection, detect_theme
+from fetch.page_body import is_markup
 
 if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager

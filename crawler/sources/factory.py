@@ -36,8 +36,8 @@ def get_source(
     """
     # Imported here so importing crawler.sources (e.g. base records) never needs the app registry.
     from crawler import state_store
-    from crawler.clearance_store import DatabaseStore
-    from crawler.sources.limiter import SourceLimiter
+    from crawler.clearance.rows import DatabaseStore
+    from crawler.politeness.limiter import SourceLimiter
 
     settings = source_row.settings or {}
     if source_row.kind == "demo":

@@ -4,8 +4,12 @@ A chapter page is source-controlled text; without this check a crafted
 `<img src="http://10.0.0.5/admin">` would make the crawler fetch internal
 URLs. Every URL is checked before any request is made, including each
 redirect hop. Names are compared here; the addresses they resolve to are
-checked when the connection is made (`crawler.sources.outbound`), so a host
+checked when the connection is made (`fetch.outbound`), so a host
 name allowed here still cannot reach loopback or private addresses.
+
+It stays with the adapters, not in `fetch`: the names it allows are a
+source's settings (its base URL, its `image_hosts`), and what it raises are
+the crawler's error kinds (a bad entry is the source's configuration error).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from crawler.errors import FetchRefused, SourceConfigError
-from crawler.sources import outbound
+from fetch import outbound
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 

@@ -21,22 +21,25 @@ from urllib.parse import urlsplit
 
 from selectolax.parser import HTMLParser
 
+from crawler.clearance.handler import past_challenges
+from crawler.clearance.passers import challenge_handler
+from crawler.clearance.planning import ClearanceStore, MemoryStore
 from crawler.errors import CrawlerError, NotFound, SelectorMatchedNothing, SessionExpired, SourceConfigError
+from crawler.politeness.gate import RequestGate, Unlimited, check_answer, passing
 from crawler.sources import parsing
+from crawler.sources.answers import FetchedPage, HttpImageStream, raise_for_status
 from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
-from crawler.sources.challenge import detect_challenge
-from crawler.sources.clearance import ClearanceStore, MemoryStore, past_challenges
 from crawler.sources.config import HtmlSourceConfig, template_fields
-from crawler.sources.gate import RequestGate, Unlimited, check_answer, passing
+from crawler.sources.cookies import SourceCookies
 from crawler.sources.hosts import HostGuard
-from crawler.sources.http import FetchedPage, HttpImageStream, SourceCookies, SourceHttp, raise_for_status
-from crawler.sources.page_body import is_markup
-from crawler.sources.passers import challenge_handler
+from crawler.sources.http import SourceHttp
 from crawler.sources.site_urls import site_url
+from fetch.challenge import detect_challenge
+from fetch.page_body import is_markup
 
 if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager
-    from crawler.sources.tab import RenderedPage
+    from fetch.tab import RenderedPage
 
 logger = logging.getLogger(__name__)
 

@@ -1,18 +1,20 @@
-"""Plain-HTTP fetching for adapters: guarded redirects, status-to-error mapping, streamed images.
+"""A source's plain-HTTP requests: guarded redirects, its politeness gate, its cookies and its challenges.
 
-Pages go through the process's shared httpx client, images through libcurl
-(`crawler.sources.curl_transfer`); both walk the same redirect loop here, so
+Pages go through the process's shared httpx client (`fetch.pages`), images through libcurl
+(`fetch.curl_transfer`); both walk the same redirect loop here, so
 every hop passes the host guard before it is requested. The session cookie
-is sent from the adapter's own store (`SourceCookies`) and never logged.
+is sent from the adapter's own store (`crawler.sources.cookies`) and never
+logged; what an answer means to the crawler (its status as an error kind,
+the page or image stream handed back) is `crawler.sources.answers`.
 
 Both transports connect only to addresses the outbound rule allows
-(`crawler.sources.outbound`: no loopback, private or link-local target
+(`fetch.outbound`: no loopback, private or link-local target
 unless OUTBOUND_ALLOWED_NETWORKS names it), each to the very address it
 checked. A page's body is read under a size cap (CRAWLER_MAX_PAGE_BYTES)
 and the whole request under a deadline (CRAWLER_PAGE_DEADLINE_SECS) beside
 the idle timeout (CRAWLER_HTTP_TIMEOUT_SECS).
 
-Every request goes through the source's gate (`crawler.sources.gate`): one
+Every request goes through the source's gate (`crawler.politeness.gate`): one
 slot for the whole redirect chain, held until the body is read (pages) or
 the stream is closed (images), and one token per hop. A 429, or a 503 with
 Retry-After, cools the whole source down before anything else reads it.
@@ -20,33 +22,25 @@ Retry-After, cools the whole source down before anything else reads it.
 
 from __future__ import annotations
 
-import threading
 import zlib
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Protocol, TypeVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
-import httpcore
 import httpx
 from django.conf import settings
 
-from crawler.errors import CrawlerError, FetchRefused, NotFound, PageTooLarge, SessionExpired, SourceUnavailable
-from crawler.sources import outbound
-from crawler.sources.challenge import SCAN_CHARS, Challenge, detect_challenge, may_be_challenge
-from crawler.sources.clearance import Challenges, Unpassable, past_challenges
-from crawler.sources.curl_transfer import Transfer, TransferError
-from crawler.sources.gate import Held, RequestGate, Unlimited, check_answer
+from crawler.clearance.handler import Challenges, Unpassable, past_challenges
+from crawler.errors import CrawlerError, FetchRefused, PageTooLarge, SourceUnavailable
+from crawler.politeness.gate import Held, RequestGate, Unlimited, check_answer
+from crawler.sources.answers import FetchedPage, HttpImageStream, raise_for_status
+from crawler.sources.cookies import SourceCookies, keep_set_cookies
 from crawler.sources.hosts import HostGuard
-from crawler.sources.page_body import (
-    ACCEPT_ENCODING,
-    BodyTooLarge,
-    UnaskedEncoding,
-    declared_length,
-    decode_text,
-    read_capped,
-)
-from crawler.sources.pinned import GuardedTransport
+from fetch import outbound
+from fetch.challenge import SCAN_CHARS, Challenge, detect_challenge, may_be_challenge
+from fetch.curl_transfer import Transfer, TransferError
+from fetch.page_body import BodyTooLarge, UnaskedEncoding, declared_length, decode_text, read_capped
+from fetch.pages import USER_AGENT, shared_client
 
 MAX_REDIRECTS = 5
 
@@ -64,158 +58,6 @@ class _Answer(Protocol):
 
 
 _A = TypeVar("_A", bound=_Answer)
-USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) Mangalord/1.0"
-
-# How much one socket read of a page's answer may take. httpcore reads 64 KiB
-# at a time, and every read is three system calls (httpcore sets the socket's
-# timeout before each, then poll and recv), each handing the GIL to another
-# job thread and back. Images no longer go through httpcore (libcurl reads
-# them: `curl_transfer`); the pages still do, and a Madara detail page with its
-# chapter list inline runs to hundreds of KiB: at 256 KiB it takes one or two
-# reads. (When the images still went this way it cut 1.2-1.6 s of CPU per
-# 1,000 pages: bench/README.md.) The attribute is httpcore's own knob, on its
-# connection class, so every httpx client of the process reads so (a read
-# returns what has arrived, so small answers are unaffected).
-READ_BYTES = 256 * 1024
-httpcore.HTTP11Connection.READ_NUM_BYTES = READ_BYTES
-
-
-def raise_for_status(source_id: str, status: int, url: str, *, image: bool = False) -> None:
-    """Map an HTTP status to the crawler's error kinds (2xx/3xx pass).
-
-    401/403 on a page means the session is gone; on an image it is the image
-    host refusing this request (a missing Referer, hotlink protection), which
-    no session refresh fixes, so it is an ordinary fetch error.
-    """
-    if status < 400:
-        return
-    where = f"source {source_id!r}: {url} answered {status}"
-    if status in (401, 403) and image:
-        raise CrawlerError(f"{where} (the image host refused the request; check image_referer and headers)")
-    if status in (401, 403):
-        raise SessionExpired(f"{where} (session expired or missing)")
-    if status in (404, 410):
-        raise NotFound(where)
-    if status == 429 or status >= 500:
-        raise SourceUnavailable(where)
-    raise CrawlerError(where)
-
-
-class SourceCookies:
-    """The cookies an adapter sends: the operator's session cookie plus any the site or browser set.
-
-    A tiny domain-matched store instead of the stdlib jar, whose rules drop
-    cookies for hosts like `localhost` and would not take the browser
-    context's cookies as they come. Values are never logged.
-    """
-
-    def __init__(self) -> None:
-        self._values: dict[tuple[str, str], str] = {}
-
-    def set(self, name: str, value: str, domain: str) -> None:
-        self._values[(domain.lstrip(".").lower(), name)] = value
-
-    def header_for(self, url: str) -> str | None:
-        host = (urlsplit(url).hostname or "").lower()
-        pairs = [
-            f"{name}={value}"
-            for (domain, name), value in self._values.items()
-            if host == domain or host.endswith("." + domain)
-        ]
-        return "; ".join(pairs) or None
-
-
-@dataclass(frozen=True)
-class FetchedPage:
-    url: str  # final URL after redirects
-    status: int
-    html: str
-    content_type: str = ""  # the answer's media type, lower-case, without parameters ("" when not said)
-
-
-class HttpImageStream:
-    """An open image answer, its body read through libcurl. Transport errors mid-body surface as SourceUnavailable."""
-
-    def __init__(self, transfer: Transfer, source_id: str, held: Held) -> None:
-        self._transfer = transfer
-        self._source_id = source_id
-        self._held = held
-        self.url = transfer.url
-        self.content_type = transfer.headers.get("content-type", "").split(";")[0].strip()
-        self.declared_length = declared_length(transfer.headers)
-
-    def iter_bytes(self) -> Iterator[bytes]:
-        try:
-            for chunk in self._transfer.chunks():
-                self._held.keep_alive()
-                yield chunk
-        except TransferError as exc:
-            raise SourceUnavailable(
-                f"source {self._source_id!r}: image download from {self.url} broke off: {exc}"
-            ) from exc
-
-    def close(self) -> None:
-        try:
-            self._transfer.close()
-        finally:
-            self._held.release()
-
-
-class _NoCookies(httpx.Cookies):
-    """Cookies that are never kept, so never sent either."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        pass
-
-
-class CookielessClient(httpx.Client):
-    """An httpx client that keeps no cookies: each adapter keeps its own (`SourceCookies`) and sends them itself.
-
-    A plain client, even with a jar whose policy takes nothing, ran every
-    answer through the stdlib's cookie machinery (the headers copied into an
-    `email.message.Message`, a `urllib` request built, the policy asked) to
-    store nothing: about a tenth of the CPU an image request costs.
-    """
-
-    _none = _NoCookies()
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return self._none
-
-    @cookies.setter
-    def cookies(self, cookies: object) -> None:
-        if cookies:
-            raise ValueError("this client keeps no cookies: an adapter sends its own (SourceCookies)")
-
-
-_CLIENTS: dict[tuple[str, float, tuple[tuple[str, str], ...]], httpx.Client] = {}
-_CLIENTS_LOCK = threading.Lock()
-
-
-def shared_client(source_id: str, headers: dict[str, str]) -> httpx.Client:
-    """This process's httpx client for a source's requests, made once and shared by its adapters and threads.
-
-    A client per job cost an SSL context and the CA bundle (a few ms of CPU)
-    and a fresh connection for every job; shared, the connections to the
-    site stay open from one job to the next. httpx clients are thread-safe.
-    It keeps no cookies (`CookielessClient`): each adapter keeps its own
-    (`SourceCookies`) and sends them itself, so one job's session never leaks
-    into another's request.
-    """
-    timeout = float(settings.CRAWLER_HTTP_TIMEOUT_SECS)
-    key = (source_id, timeout, tuple(sorted(headers.items())))
-    with _CLIENTS_LOCK:
-        client = _CLIENTS.get(key)
-        if client is None or client.is_closed:
-            # The guarded transport: each connection to an address the outbound rule allows, pinned.
-            client = _CLIENTS[key] = CookielessClient(
-                timeout=httpx.Timeout(timeout),
-                follow_redirects=False,
-                headers={"Accept-Encoding": ACCEPT_ENCODING, **headers},
-                transport=GuardedTransport(),
-            )
-        return client
 
 
 class SourceHttp:
@@ -239,7 +81,7 @@ class SourceHttp:
         self.gate = gate or Unlimited(source_id)
         self.headers = {"User-Agent": USER_AGENT, **(headers or {})}
         self.timeout = float(settings.CRAWLER_HTTP_TIMEOUT_SECS)
-        self.client = shared_client(source_id, self.headers)
+        self.client = shared_client(source_id, self.headers, timeout=self.timeout)
 
     def request_page(
         self,
@@ -252,7 +94,7 @@ class SourceHttp:
     ) -> FetchedPage:
         """Fetch a page (GET, or POST with a form body); `check=False` returns 4xx answers instead of raising.
 
-        A JavaScript challenge is passed (`crawler.sources.clearance`) and the request made again. Each
+        A JavaScript challenge is passed (`crawler.clearance.records`) and the request made again. Each
         request, redirects included, ends by CRAWLER_PAGE_DEADLINE_SECS (SourceUnavailable); a body over
         CRAWLER_MAX_PAGE_BYTES is PageTooLarge.
         """
@@ -436,24 +278,10 @@ class SourceHttp:
 
     def _answered(self, answer: _A, url: str, set_cookies: list[str]) -> _A:
         """Keep what the answer set, and let the gate see it (a 429 cools the source down) before anyone reads it."""
-        self._keep_set_cookies(url, set_cookies)
+        keep_set_cookies(self.cookies, url, set_cookies)
         try:
             check_answer(self.gate, answer.status_code, answer.headers.get("retry-after"), url)
         except BaseException:
             answer.close()
             raise
         return answer
-
-    def _keep_set_cookies(self, url: str, set_cookies: list[str]) -> None:
-        # Move what the answer set into our store; the client keeps nothing
-        # (`CookielessClient`), so it never adds a second Cookie header.
-        # Most answers (every image) set none: no cookie parsing for them.
-        # Both transports' answers go through the stdlib jar's rules, as httpx applies them.
-        if not set_cookies:
-            return
-        answer = httpx.Response(
-            200, headers=[("set-cookie", value) for value in set_cookies], request=httpx.Request("GET", url)
-        )
-        host = answer.url.host
-        for cookie in answer.cookies.jar:
-            self.cookies.set(cookie.name, cookie.value or "", cookie.domain if cookie.domain_specified else host)

@@ -15,9 +15,10 @@ from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
-from crawler import clearance_store, state_store
+from crawler import state_store
+from crawler.clearance import rows as clearance_store
 from crawler.passes import disk_guard
-from crawler.sources import limiter
+from crawler.politeness import limiter
 from crawler.status.publish import HEARTBEAT_SECS
 from crawler.status.source_stats import source_stats
 from jobs import kinds, sql

@@ -24,8 +24,8 @@ from django.utils.dateparse import parse_datetime
 from crawler import state_store
 from crawler.passes.disk_guard import storage_paused
 from crawler.payloads import MetadataPass, SyncChapterContent
-from crawler.sources import limiter
-from crawler.sources.slots import busy_sources
+from crawler.politeness import limiter
+from crawler.politeness.slots import busy_sources
 from crawler.status import phases
 from crawler.status.handle import StatusHandle
 from crawler.status.publish import StatusPublisher

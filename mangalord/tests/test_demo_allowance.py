@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from crawler.sources import outbound
+from fetch import outbound
 from mangalord.management.commands.demo import allow_demo_site
 
 

@@ -17,7 +17,7 @@ from analysis.service import EnqueueForPageOutcome
 from catalog.models import Chapter
 from crawler.models import AuditEvent, SourceThrottle
 from crawler.payloads import MetadataPass
-from crawler.sources import limiter
+from crawler.politeness import limiter
 from jobs.models import Job, JobState
 from testsupport import api_factories as f
 

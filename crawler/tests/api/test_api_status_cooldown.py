@@ -9,8 +9,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from crawler.models import SourceThrottle
-from crawler.sources.limiter import SourceLimiter
-from crawler.sources.politeness import Politeness
+from crawler.politeness.limiter import SourceLimiter
+from crawler.politeness.rules import Politeness
 from crawler.status.compose import compose_status
 from crawler.tests.dashboard.test_dashboard import _open_live_dashboard, page  # noqa: F401 - the page fixture
 

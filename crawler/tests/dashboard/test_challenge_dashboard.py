@@ -15,9 +15,9 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from catalog.models import Source
-from crawler import clearance_store
+from crawler.clearance import rows as clearance_store
+from crawler.clearance.records import Clearance, ClearanceCookie
 from crawler.models import SourceClearance
-from crawler.sources.clearance import Clearance, ClearanceCookie
 from crawler.tests.dashboard.test_dashboard import _open_live_dashboard, page  # noqa: F401 - the page fixture
 from testsupport import api_factories as f
 from testsupport.challenge_site import ChallengedMadaraSite, SolverStandIn

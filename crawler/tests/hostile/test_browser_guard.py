@@ -10,10 +10,10 @@ from http.server import ThreadingHTTPServer
 import pytest
 
 from crawler.errors import FetchRefused, PageTooLarge
-from crawler.sources.addresses import parse_networks
 from crawler.sources.browser import BrowserManager
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.html import HtmlSource
+from fetch.addresses import parse_networks
 from testsupport.http_server import QuietHandler, serving
 
 from .conftest import LOOPBACK_FORMS, url_for

@@ -8,9 +8,9 @@ import pytest
 from django.test import Client
 
 from crawler.errors import SourceConfigError
-from crawler.sources.addresses import parse_networks
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.hosts import parse_host_rule
+from fetch.addresses import parse_networks
 from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.django_db

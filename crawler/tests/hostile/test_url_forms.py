@@ -144,7 +144,7 @@ class _Redirector(QuietHandler):
 
 
 def test_a_redirect_from_an_allowed_site_to_the_canary_is_refused_on_every_path(canary, settings):
-    from crawler.sources.addresses import parse_networks
+    from fetch.addresses import parse_networks
 
     failures = []
     # The allowed site is on 127.0.0.1 (allowed for this test); each hop to the canary is refused (by name:

@@ -10,7 +10,7 @@ from catalog.models import Source
 from crawler import state_store
 from crawler.demo_site.throttle import ServerThrottle
 from crawler.errors import FetchRefused, NotFound, SessionExpired, SourceCoolingDown, SourceUnavailable
-from crawler.sources import limiter
+from crawler.politeness import limiter
 from crawler.sources.browser import BrowserManager
 from crawler.sources.demo import demo_settings
 from crawler.sources.factory import get_source

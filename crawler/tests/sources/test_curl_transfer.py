@@ -15,10 +15,11 @@ import pytest
 import trustme
 
 from crawler.errors import CrawlerError, SourceUnavailable
-from crawler.sources import curl_transfer
-from crawler.sources.curl_transfer import Transfer, TransferError
+from crawler.sources.cookies import SourceCookies
 from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceCookies, SourceHttp
+from crawler.sources.http import SourceHttp
+from fetch import curl_transfer
+from fetch.curl_transfer import Transfer, TransferError
 from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.sqlite_ok

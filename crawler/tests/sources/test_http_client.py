@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from crawler.sources.cookies import SourceCookies
 from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceCookies, SourceHttp
+from crawler.sources.http import SourceHttp
 from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.sqlite_ok
@@ -55,16 +56,6 @@ def test_a_cookie_one_adapter_was_given_never_goes_out_with_anothers_request(sit
     logged_in.request_page(f"{site}/login")
     assert other.request_page(f"{site}/echo").html == "-"
     assert logged_in.request_page(f"{site}/echo").html == "session=secret-of-one-job"
-
-
-def test_a_response_body_is_read_in_pieces_of_a_quarter_mebibyte_not_httpcores_64_kib():
-    # Fewer socket reads a page, each of which hands the GIL to another job thread and back.
-    import httpcore
-
-    from crawler.sources.http import READ_BYTES
-
-    assert READ_BYTES == 256 * 1024
-    assert httpcore.HTTP11Connection.READ_NUM_BYTES == READ_BYTES
 
 
 def test_an_answer_that_sets_no_cookie_goes_through_no_cookie_machinery(site, monkeypatch):

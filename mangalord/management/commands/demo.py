@@ -136,7 +136,7 @@ def ensure_admin() -> str:
 def allow_demo_site() -> None:
     """The demo site listens on 127.0.0.1, which the outbound rule refuses unless named: name it, for this run only.
 
-    Read at call time by the crawler (`crawler.sources.outbound`); the operator's own allowance is kept beside it.
+    Read at call time by the crawler (`fetch.outbound`); the operator's own allowance is kept beside it.
     """
     demo = ipaddress.ip_network("127.0.0.1/32")
     if demo not in settings.OUTBOUND_ALLOWED_NETWORKS:
