@@ -27,7 +27,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Count, Q, Sum
 from rich.console import Console
 
-from crawler.management.commands._passes import progress_display, run_metadata_pass_with_progress
+from crawler.passes.foreground import progress_display, run_metadata_pass_with_progress
 from jobs.commands import positive_int
 
 DEMO_SOURCE_ID = "demo"
@@ -152,7 +152,7 @@ def start_site(mangas: int):
     """
     from catalog.models import Source
     from crawler.control import sites, source_changes
-    from crawler.demo_site import start_demo_site
+    from demo.site import start_demo_site
 
     row = Source.objects.filter(id=DEMO_SOURCE_ID).first()
     previous_port = (urlsplit(row.base_url).port or 0) if row else 0
