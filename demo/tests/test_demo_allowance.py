@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 
 from crawler.sources import outbound
-from demo.management.commands.demo import allow_demo_site
+from demo.preparation import allow_demo_site
 
 
 def test_the_demo_allows_its_own_loopback_site_and_keeps_the_operators_allowance(settings):
