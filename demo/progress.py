@@ -132,8 +132,10 @@ class AnalysisFollower:
         try:
             with progress_display(self.console) as progress:
                 task = progress.add_task("page analysis (background)", total=None, detail="")
-                while counts is None or counts["waiting"]:
+                while True:
                     counts = self._read(progress, task) or counts
+                    if counts is not None and not counts["waiting"]:
+                        break
                     if self.stopping.wait(FOLLOW_SECS):
                         return
         finally:

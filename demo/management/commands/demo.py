@@ -57,7 +57,7 @@ class Command(BaseCommand):
 
         allow_demo_site()
         console.rule("[bold]Mangalord demo")
-        console.print(f"Log: {log_path}")
+        console.print(f"Log: {log_path}", soft_wrap=True)
         console.print("Preparing the database ...")
         call_command("migrate", interactive=False, verbosity=0)
         credentials = ensure_admin()
@@ -86,14 +86,14 @@ class Command(BaseCommand):
             console.print(analysis_line(analysis_summary()))
         console.print(f"Finished in {time.monotonic() - started:.1f} s")
         print_where_to_look(console, base_url(options), credentials)
-        console.print(f"Log        {log_path}")
+        console.print(f"Log        {log_path}", soft_wrap=True)
         console.print("(--no-serve: start the site later with `python manage.py runserver`)")
 
     def serve(self, console: Console, worker: Any, credentials: str, options, log_path, started: float) -> None:
         """The site served now, the analysis going on beside it."""
         console.print(f"Ready in {time.monotonic() - started:.1f} s")
         print_where_to_look(console, base_url(options), credentials)
-        console.print(f"Log        {log_path}")
+        console.print(f"Log        {log_path}", soft_wrap=True)
         if worker is not None:
             console.print("Page analysis goes on in the background (bar below; queue on the dashboard).")
         console.print("Serving until Ctrl-C.")
