@@ -17,7 +17,7 @@ TEST_ALLOWED_NETWORKS = "127.0.0.1/32,::1/128"
 os.environ.setdefault("OUTBOUND_ALLOWED_NETWORKS", TEST_ALLOWED_NETWORKS)
 
 pytest_plugins = [
-    "crawler.demo_site.fixtures",
+    "demo.site.fixtures",
     "testsupport.theme_sites.fixtures",
     "testsupport.deployment_fixtures",
     "testsupport.browser",

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from analysis import service
+from analysis import progress, service
 from analysis.backends.base import AnalysisError
 from analysis.backends.configured import get_backend
 from analysis.payloads import AnalyzePage
@@ -60,11 +60,13 @@ def handle_analyze_page(payload: AnalyzePage, ctx: JobContext) -> None:
             result = backend.analyze(image_path, page.content_type)
     except Exception as exc:
         _record_failure(lease, page.id, exc)
+        progress.page_finished(ctx.status, failed=True)
         raise
     duration_ms = round((time.monotonic() - started) * 1000)
     if ctx.cancel.is_set():
         raise JobCancelled(f"analysis of page {page.id} cancelled; result discarded")
     if service.record_success(lease, page.id, result, backend=backend.name, duration_ms=duration_ms):
+        progress.page_finished(ctx.status, failed=False)
         logger.info(
             "analyze_page: page %s done in %d ms backend=%s nsfw=%s tags=%s",
             page.id,

@@ -27,7 +27,7 @@ TITLES = ("The Long Road Home", "Blue Harbour", "Seven Swords of Dawn", "A Quiet
 
 
 def render_pages(directory: Path, count: int) -> list[tuple[str, str]]:
-    from crawler.demo_site.images import CONTENT_TYPES, render_page
+    from demo.site.images import CONTENT_TYPES, render_page
 
     pages = []
     for i in range(count):

@@ -50,7 +50,7 @@ def seed(pages: int) -> list[str]:
     from django.core.files.base import ContentFile
 
     from catalog.models import Chapter, Manga, Page, Source
-    from crawler.demo_site.images import CONTENT_TYPES, render_page
+    from demo.site.images import CONTENT_TYPES, render_page
 
     source = Source.objects.create(id="bench", name="Bench", base_url="http://bench.example")
     manga = Manga.objects.create(title="The Long Road Home")

@@ -87,8 +87,8 @@ INSTALLED_APPS = [
     "crawler",
     "analysis",
     "reader",
-    # Last: the project's own commands (`demo`) sit on top of every app.
-    "mangalord",
+    # Last: the demo (`manage.py demo`, `manage.py demo_site`, the built-in demo site) stands on every app.
+    "demo",
 ]
 
 MIDDLEWARE = [

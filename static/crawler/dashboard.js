@@ -110,6 +110,7 @@
     fetching_metadata: "Fetching metadata",
     cover_backfill: "Backfilling covers",
     reconciling: "Reconciling",
+    analysing: "Analysing pages",
   };
 
   function setProgress(bar, fraction, label) {
@@ -257,7 +258,8 @@
       return el("tr", { className: "cd-worker-" + w.state }, [
         cell(w.role + " @ " + w.host + ":" + w.pid),
         cell(w.state),
-        cell(PHASE_LABELS[phase.state] || phase.state || ""),
+        cell((PHASE_LABELS[phase.state] || phase.state || "") +
+          (phase.state === "analysing" ? ": " + phase.analysed + " analysed, " + phase.failed + " failed" : "")),
         cell(when(w.heartbeat_at)),
       ]);
     });

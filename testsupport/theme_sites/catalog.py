@@ -13,7 +13,7 @@ import datetime as dt
 from dataclasses import dataclass
 from functools import cached_property
 
-from crawler.demo_site.images import render_cover, render_page
+from demo.site.images import render_cover, render_page
 from testsupport.bad_images import bomb_png, truncated_png
 
 PAGES_PER_CHAPTER = 3

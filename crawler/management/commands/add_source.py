@@ -22,7 +22,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from crawler.control import sites
 from crawler.errors import CrawlerError
-from crawler.management.commands._passes import shared_browser
+from crawler.passes.foreground import shared_browser
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
 from crawler.sources.presets import PRESETS

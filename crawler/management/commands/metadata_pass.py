@@ -1,7 +1,7 @@
 """`manage.py metadata_pass`: one newest-first metadata pass in the foreground (fit for cron), or `--enqueue` it."""
 
 from crawler.errors import CrawlerError
-from crawler.management.commands._passes import PassCommand, run_metadata_pass_with_progress
+from crawler.passes.foreground import PassCommand, run_metadata_pass_with_progress
 from crawler.payloads import MetadataPass
 from jobs.commands import positive_int
 

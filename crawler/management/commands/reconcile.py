@@ -1,6 +1,6 @@
 """`manage.py reconcile`: one list-only reconcile pass in the foreground (fit for cron), or `--enqueue` it."""
 
-from crawler.management.commands._passes import PassCommand, run_reconcile_with_progress
+from crawler.passes.foreground import PassCommand, run_reconcile_with_progress
 from crawler.payloads import Reconcile
 
 

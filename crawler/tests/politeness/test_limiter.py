@@ -13,7 +13,6 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from catalog.models import Source
-from crawler.demo_site.throttle import ServerThrottle
 from crawler.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
 from crawler.payloads import SyncChapterContent
@@ -22,6 +21,7 @@ from crawler.politeness.limiter import SourceLimiter
 from crawler.politeness.rules import Politeness, Verdict
 from crawler.politeness.slots import busy_sources
 from crawler.sources.factory import get_source
+from demo.site.throttle import ServerThrottle
 from jobs import queue
 from jobs.errors import JobCancelled
 from jobs.models import Job, JobState

@@ -1,6 +1,6 @@
 """Three real crawl worker processes against a live site that times every request and answers 429 over its limit.
 
-The site (`crawler.demo_site.throttle`) is the judge: it records when each
+The site (`demo.site.throttle`) is the judge: it records when each
 request arrived and how many were in flight, so what is measured is what the
 workers really sent, from every process together. The figures are printed
 (and kept in bench/README.md).
@@ -16,8 +16,8 @@ import pytest
 from django.db.models import Sum
 
 from catalog.models import Chapter, Source
-from crawler.demo_site.throttle import ServerThrottle
 from crawler.payloads import MetadataPass, SyncChapterContent
+from demo.site.throttle import ServerThrottle
 from jobs import queue
 from jobs.models import Job, JobState
 from testsupport.worker_processes import wait_until, worker_pool

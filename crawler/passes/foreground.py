@@ -1,4 +1,7 @@
-"""Foreground metadata and reconcile passes with a live progress display (shared by the pass commands and `demo`)."""
+"""Metadata and reconcile passes run in the foreground of a command, with a live progress display.
+
+Shared by the pass commands (`metadata_pass`, `reconcile`, `add_source`) and `manage.py demo`.
+"""
 
 from __future__ import annotations
 

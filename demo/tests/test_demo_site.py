@@ -13,7 +13,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from crawler.demo_site import DemoFaults, control
+from demo.site import DemoFaults, control
 
 pytestmark = pytest.mark.sqlite_ok
 

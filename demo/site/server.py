@@ -20,10 +20,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
-from crawler.demo_site import images, pages
-from crawler.demo_site.catalog import DemoCatalog, DemoManga
-from crawler.demo_site.faults import DemoFaults
-from crawler.demo_site.throttle import ServerThrottle
+from demo.site import images, pages
+from demo.site.catalog import DemoCatalog, DemoManga
+from demo.site.faults import DemoFaults
+from demo.site.throttle import ServerThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class DemoSite:
 
     def __init__(self, catalog: DemoCatalog, host: str, port: int) -> None:
         self.faults = DemoFaults()
-        # When set, requests are timed and answered 429 over its limit (crawler.demo_site.throttle).
+        # When set, requests are timed and answered 429 over its limit (demo.site.throttle).
         self.throttle: ServerThrottle | None = None
         self.requests: list[DemoRequest] = []
         self.drift_added: list[str] = []  # keys prepended by the list_drift fault, in order

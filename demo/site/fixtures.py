@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from crawler.demo_site.server import DemoSite, start_demo_site
+from demo.site.server import DemoSite, start_demo_site
 
 # Small enough that a full crawl in a test takes a second or two, big enough for two list pages.
 SMALL_CATALOG: dict[str, Any] = {"mangas": 12, "chapters": (2, 3), "pages": (2, 3)}

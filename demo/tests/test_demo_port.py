@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import REPO_ROOT
-from mangalord.management.commands.demo import port_problem
+from demo.serving import port_problem
 
 pytestmark = pytest.mark.sqlite_ok
 

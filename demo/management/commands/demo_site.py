@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from crawler.demo_site import start_demo_site
+from demo.site import start_demo_site
 
 
 def _non_negative(value: str) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from crawler.demo_site.catalog import DemoChapter, DemoManga
+from demo.site.catalog import DemoChapter, DemoManga
 
 PAGE_SIZE = 10
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 
+from demo.preparation import allow_demo_site
 from fetch import outbound
-from mangalord.management.commands.demo import allow_demo_site
 
 
 def test_the_demo_allows_its_own_loopback_site_and_keeps_the_operators_allowance(settings):

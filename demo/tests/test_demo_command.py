@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sqlite3
 import subprocess
 
 import pytest
@@ -18,18 +17,9 @@ from django.db import connection
 
 from catalog.models import Manga, Page
 from conftest import REPO_ROOT
+from demo.tests.conftest import demo_rows
 
 pytestmark = [pytest.mark.process, pytest.mark.sqlite_ok, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def demo_env(child_env, tmp_path) -> dict[str, str]:
-    env = dict(child_env, LOG_LEVEL="WARNING", DEMO_ADMIN_USER="demo-admin")
-    if connection.vendor != "postgresql":
-        env.pop("DATABASE_URL", None)
-        env["MANGALORD_DATA_DIR"] = str(tmp_path / "data")
-        env["MEDIA_ROOT"] = str(tmp_path / "data" / "media")
-    return env
 
 
 def run_demo(env: dict[str, str], manage_cmd: list[str]) -> str:
@@ -47,19 +37,12 @@ def run_demo(env: dict[str, str], manage_cmd: list[str]) -> str:
 
 def library_counts(env: dict[str, str]) -> tuple[int, int, int]:
     """(mangas, chapters done, pages) as the demo's own database holds them."""
-    queries = (
+    return demo_rows(
+        env,
         "SELECT COUNT(*) FROM catalog_manga",
         "SELECT COUNT(*) FROM catalog_chapter WHERE sync_state = 'done'",
         "SELECT COUNT(*) FROM catalog_page",
     )
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            return tuple(cursor.execute(q).fetchone()[0] for q in queries)  # type: ignore[return-value]
-    db = sqlite3.connect(f"{env['MANGALORD_DATA_DIR']}/mangalord.sqlite3")
-    try:
-        return tuple(db.execute(q).fetchone()[0] for q in queries)  # type: ignore[return-value]
-    finally:
-        db.close()
 
 
 def test_demo_crawls_a_fresh_library_then_reruns_unchanged(demo_env, manage_cmd):
@@ -72,6 +55,7 @@ def test_demo_crawls_a_fresh_library_then_reruns_unchanged(demo_env, manage_cmd)
     assert chapters == downloaded > 0
     assert pages >= chapters
     assert library_counts(demo_env) == (3, chapters, pages)
+    assert "level=" not in first  # the log went to its file, not over the bars
     assert re.search(r"user 'demo-admin', password \S{12,}", first)  # generated and printed once
     for url in ("/admin/crawler/", "/api/v1/mangas/", "/api/docs/"):
         assert f"http://127.0.0.1:8000{url}" in first
