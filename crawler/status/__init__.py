@@ -4,7 +4,7 @@
 pipeline publishes into it), `phases` (what a worker is doing now),
 `publish` (status rows and the debounced publisher), `compose` (the payload
 every reader shows) and `source_stats` (per-source figures). It may import
-`jobs` (counts), `crawler.state_store`, `crawler.control.backlog` and
+`jobs` (counts), `crawler.state_store`, `console.control.backlog` and
 `catalog`; the pipeline imports only `handle` and `phases`. The dashboard
-that shows it live is `crawler.dashboard`.
+that shows it live is `console.dashboard`.
 """

@@ -151,7 +151,7 @@ def start_site(mangas: int):
     so a re-run finds everything unchanged.
     """
     from catalog.models import Source
-    from crawler.control import sites, source_changes
+    from console.control import sites, source_changes
     from crawler.demo_site import start_demo_site
 
     row = Source.objects.filter(id=DEMO_SOURCE_ID).first()
