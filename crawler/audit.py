@@ -3,8 +3,10 @@
 Every control action that changes something (a pass requested, a session
 refreshed, dead jobs requeued, a page force-analysed...) leaves one row naming
 who did it, what, on which scope and per-scope target. Rows are written by
-`console.control` only, so the API and the Django admin audit alike; they are
-read-only in the admin. Details never carry secrets: a session value appears
+the operator's controls (`console.control`), so the API and the Django admin
+audit alike, and by the crawl worker for what it starts on its own (no actor);
+it lives here, beside its table, because both write it. Rows are read-only in
+the admin. Details never carry secrets: a session value appears
 only as its SHA-256 fingerprint.
 """
 

@@ -1,6 +1,6 @@
 """The live crawler dashboard page (`/admin/crawler/`): a template inside the admin look, driven by plain JS.
 
-The page itself carries no data: `static/console/dashboard.js` reads the
+The page itself carries no data: `console/static/console/dashboard.js` reads the
 status stream and the admin API, whose URLs it gets from `data-` attributes
 here so the routes are named in one place.
 """
