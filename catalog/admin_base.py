@@ -20,7 +20,7 @@ from django.db.models import Q
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from catalog.paginators import CappedCountPaginator
 
@@ -68,7 +68,7 @@ class BigTableAdmin(admin.ModelAdmin):
 
     # Django renders this through the form widget templates, once per row; the same markup, formatted directly.
     @admin.display(description=mark_safe('<input type="checkbox" id="action-toggle">'))
-    def action_checkbox(self, obj: Any) -> str:
+    def action_checkbox(self, obj: Any) -> SafeString:
         return format_html(
             '<input type="checkbox" name="{}" value="{}" class="action-select" aria-label="Select this object for an '
             'action - {}">',
@@ -141,8 +141,8 @@ class ExtensibleAdmin(admin.ModelAdmin):
         if search_help_text is not None:
             cls.search_help_text = search_help_text
 
-    @property  # type: ignore[override]
-    def actions(self) -> tuple[str | Action, ...]:
+    @property
+    def actions(self) -> tuple[str | Action, ...]:  # type: ignore[override]
         return (*self.own_actions, *self.extra_actions)
 
     def __getattr__(self, name: str) -> Any:
@@ -152,7 +152,7 @@ class ExtensibleAdmin(admin.ModelAdmin):
             raise AttributeError(name)
         return check
 
-    def get_list_display(self, request: HttpRequest) -> Sequence[Any]:
+    def get_list_display(self, request: HttpRequest) -> list[Any]:
         columns = list(super().get_list_display(request))
         for after, column in self.extra_columns:
             columns.insert(columns.index(after) + 1 if after in columns else len(columns), column)

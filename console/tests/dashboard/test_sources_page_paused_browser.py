@@ -16,9 +16,9 @@ from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from catalog.models import Source
+from console.tests.dashboard.test_sources_page_browser import SIZES, _shot, screen  # noqa: F401 - the fixture
 from crawler import state_store
 from crawler.models import SourceThrottle
-from crawler.tests.dashboard.test_sources_page_browser import SIZES, _shot, screen  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.browser]
 
