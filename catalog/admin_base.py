@@ -109,10 +109,11 @@ class ExtensibleAdmin(admin.ModelAdmin):
     """
 
     own_actions: ClassVar[Sequence[str | Action]] = ()
-    extra_actions: ClassVar[list[Action]]
-    extra_columns: ClassVar[list[tuple[str | None, Column]]]
-    extra_searches: ClassVar[list[Search]]
-    permission_checks: ClassVar[dict[str, PermissionCheck]]
+    # Each subclass gets lists of its own (__init_subclass__): extending one admin never extends another.
+    extra_actions: ClassVar[list[Action]] = []
+    extra_columns: ClassVar[list[tuple[str | None, Column]]] = []
+    extra_searches: ClassVar[list[Search]] = []
+    permission_checks: ClassVar[dict[str, PermissionCheck]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
