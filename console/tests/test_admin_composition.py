@@ -131,3 +131,14 @@ def test_the_console_columns_search_and_source_editor_are_in_place(staff, viewer
     # An operator edits a source (the id is fixed once made); a viewer sees it read-only.
     assert 'name="base_url"' in client.get("/admin/catalog/source/demo/change/").content.decode()
     assert 'name="base_url"' not in _client(viewer).get("/admin/catalog/source/demo/change/").content.decode()
+
+
+def test_installing_the_console_again_adds_nothing_twice():
+    """`ready()` may run twice (an app registry reloaded in tests): the extensions stay as they were."""
+    from console import admin as console_admin
+    from jobs.admin import JobAdmin
+
+    before = (list(JobAdmin.extra_actions), list(JobAdmin.extra_columns), list(JobAdmin.extra_searches))
+    console_admin.install()
+    assert (JobAdmin.extra_actions, JobAdmin.extra_columns, JobAdmin.extra_searches) == before
+    assert [a.__name__ for a in JobAdmin.extra_actions] == ["requeue_dead", "release", "force_analyze"]
