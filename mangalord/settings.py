@@ -120,8 +120,6 @@ ASGI_APPLICATION = "mangalord.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        # Every template lives with its app (APP_DIRS): no project-level directory.
-        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
