@@ -19,7 +19,7 @@ kosync. `operate` also lets the key act on the crawler (its control API), and
 only while its owner holds the operator permission: it is made only for
 operators and only when asked for. A request signed in with a key carries the
 key's scope on its user (`signed_in_with`), so every check of the operator
-permission (`crawler.control.operators`) sees it without being handed the
+permission (`console.control.operators`) sees it without being handed the
 request: a `read` key of an operator is refused there like a reader.
 
 KOReader's sync plugin never sends the secret itself: it sends the MD5 hex
@@ -54,7 +54,7 @@ SCOPE_CHOICES = [
     (OPERATE, "operate: also the crawler's control API (operators)"),
 ]
 # Who may hold an `operate` key: the crawler's operator permission (crawler migration 0007 defines it; the crawler
-# checks it through `crawler.control.operators`). Named here because this bottom layer cannot import the crawler.
+# checks it through `console.control.operators`). Named here because this bottom layer cannot import the crawler.
 OPERATOR_PERMISSION = "crawler.operate_crawler"
 # Where a key-authenticated request's user carries the key's scope; absent for a session, password or token.
 _SCOPE_ATTR = "_api_key_scope"
@@ -228,7 +228,7 @@ def key_scope(user: Any) -> str | None:
 def may_operate_with(user: Any) -> bool:
     """Whether the way `user` signed in lets them operate: a session, password or token does, a key only if `operate`.
 
-    The permission itself is checked by the caller (`crawler.control.operators.can_operate`).
+    The permission itself is checked by the caller (`console.control.operators.can_operate`).
     """
     return key_scope(user) in (None, OPERATE)
 

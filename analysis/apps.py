@@ -6,7 +6,7 @@ class AnalysisConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Plug analysis in: its job kind, control route and download hook; its fields in the library API."""
+        """Plug analysis in: its job kind and download hook; its fields in the library API."""
         from analysis import receivers, web
         from analysis.handlers import ANALYSIS_KINDS
         from crawler.pipeline_signals import chapter_downloaded

@@ -1,103 +1,87 @@
-"""The library's tables in the Django admin.
+"""The library's tables in the Django admin, registered once, here.
 
-Apps built on the catalog add their own actions by registering a subclass of
-these admins (the crawler's "queue downloads" actions live in `crawler.admin`).
+Apps built on the catalog add what they own through the extension points of
+`listing.admin_bases.ExtensibleAdmin` (the console's "queue downloads" actions)
+and `SourceAdmin.editor` (the console's audited source changes).
 """
 
-from typing import Any
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from django.contrib import admin
-from django.contrib.admin import helpers
-from django.contrib.admin.utils import quote
-from django.contrib.admin.views.main import ChangeList
 from django.http import HttpRequest
-from django.urls import reverse
-from django.utils.html import format_html
-from django.utils.safestring import mark_safe
 
 from catalog.chapter_names import display_title
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
-from catalog.paginators import CappedCountPaginator
+from listing.admin_bases import BigTableAdmin, ExtensibleAdmin
 
-# A changelist counts its rows up to this many: past it the count is a lower bound.
-ADMIN_COUNT_CAP = 10_000
-
-
-class CappedAdminPaginator(CappedCountPaginator):
-    """Changelists of big tables (1.5 million chapters, millions of jobs) count at most ADMIN_COUNT_CAP rows per load.
-
-    With `show_full_result_count = False` on the admin, a page load reads the
-    page and at most the cap's worth of index entries, never every row.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.cap = ADMIN_COUNT_CAP
+if TYPE_CHECKING:
+    from django import forms
+    from django.db.models import QuerySet
 
 
-# Stands for a row's primary key in a change URL reversed once per page.
-_ANY_PK = "0"
+class SourceEditor(Protocol):
+    """The path every change to a source takes, installed by the app that owns it (the console's audited one)."""
 
+    form: type[forms.ModelForm]
 
-class OneReverseChangeList(ChangeList):
-    """Each row's change link from one reversed URL: `reverse` per row was the biggest cost of a 100-row page."""
+    def may_edit(self, request: HttpRequest) -> bool: ...
 
-    def url_for_result(self, result: Any) -> str:
-        if not hasattr(self, "_change_url"):
-            opts = self.opts
-            route = f"admin:{opts.app_label}_{opts.model_name}_change"
-            self._change_url = reverse(route, args=(_ANY_PK,), current_app=self.model_admin.admin_site.name)
-        head, _, tail = self._change_url.rpartition(f"/{_ANY_PK}/")
-        return f"{head}/{quote(result.pk)}/{tail}"
+    def readonly_fields(self, obj: Source | None) -> tuple[str, ...]: ...
 
+    def save(
+        self, modeladmin: admin.ModelAdmin, request: HttpRequest, source: Source, form: Any, change: bool
+    ) -> None: ...
 
-class BigTableAdmin(admin.ModelAdmin):
-    """Changelists of tables with millions of rows: a capped count and rows that cost no template or URL lookup each."""
-
-    paginator = CappedAdminPaginator
-    show_full_result_count = False
-    list_per_page = 50
-
-    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
-        return OneReverseChangeList
-
-    # Django renders this through the form widget templates, once per row; the same markup, formatted directly.
-    @admin.display(description=mark_safe('<input type="checkbox" id="action-toggle">'))
-    def action_checkbox(self, obj: Any) -> str:
-        return format_html(
-            '<input type="checkbox" name="{}" value="{}" class="action-select" aria-label="Select this object for an '
-            'action - {}">',
-            helpers.ACTION_CHECKBOX_NAME,
-            str(obj.pk),
-            obj,
-        )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows the admin shows and no one changes through it, whatever their model permissions say."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    def delete(self, request: HttpRequest, source: Source) -> None: ...
 
 
 @admin.register(Source)
-class SourceAdmin(ReadOnlyAdmin):
-    """Read-only here: a source's URL and settings decide what the server fetches, so only the crawler's
-    operator-checked, audited path may change them (`crawler.admin.SourceAdmin` replaces this one with it)."""
+class SourceAdmin(ExtensibleAdmin):
+    """Read-only until an editor is installed: a source's URL and settings decide what the server fetches,
+    so only an operator-checked, audited path may change them (the console installs it as `editor`)."""
 
     list_display = ("id", "name", "kind", "base_url", "enabled")
     list_filter = ("kind", "enabled")
     search_fields = ("id", "name", "base_url")
+    editor: ClassVar[SourceEditor | None] = None
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        if self.editor is not None:
+            kwargs.setdefault("form", self.editor.form)
+        return super().get_form(request, obj, change, **kwargs)
+
+    # The editor's permission is the permission for sources: the model permissions neither add nor take away.
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return self.editor is not None and self.editor.may_edit(request)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.editor is not None and self.editor.may_edit(request)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.editor is not None and self.editor.may_edit(request)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if self.editor is None:
+            return super().get_readonly_fields(request, obj)
+        return self.editor.readonly_fields(obj)
+
+    def save_model(self, request: HttpRequest, obj: Source, form: Any, change: bool) -> None:
+        if self.editor is not None:
+            self.editor.save(self, request, obj, form, change)
+
+    def delete_model(self, request: HttpRequest, obj: Source) -> None:
+        if self.editor is not None:
+            self.editor.delete(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
+        for source in queryset:
+            self.delete_model(request, source)
 
 
 @admin.register(Manga)
-class MangaAdmin(admin.ModelAdmin):
+class MangaAdmin(ExtensibleAdmin):
     list_display = ("title", "status", "cover_state", "latest_chapter_at", "updated_at")
     list_filter = ("status", "cover_state")
     search_fields = ("title",)
@@ -112,7 +96,7 @@ class MangaSourceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(BigTableAdmin):
+class ChapterAdmin(BigTableAdmin, ExtensibleAdmin):
     list_display = ("manga", "shown_as", "kind", "volume", "number", "sync_state", "page_count", "dropped_at")
     list_filter = ("kind", "sync_state", "source")
     search_fields = ("manga__title", "title", "source_chapter_key")

@@ -97,7 +97,7 @@ class Manga(models.Model):
                 name="manga_latest_chapter_idx",
             ),
             # Used by the dashboard's "missing covers" backlog list
-            # (crawler.control.backlog), newest first, keyset-paged (the id breaks ties).
+            # (console.control.backlog), newest first, keyset-paged (the id breaks ties).
             models.Index(
                 fields=["-updated_at", "-id"],
                 name="mangas_missing_cover_idx",
@@ -177,7 +177,7 @@ class Chapter(models.Model):
             ),
             # The admin's chapter list sorts by Meta.ordering: a page is an index walk, not a sort of every chapter.
             models.Index(fields=["number", "created_at"], name="chapter_ordering_idx"),
-            # The dashboard's chapters per source and download state (crawler.status.source_stats): index-only.
+            # The dashboard's chapters per source and download state (console.status.source_stats): index-only.
             models.Index(fields=["source", "sync_state"], name="chapter_source_state_idx"),
         ]
 

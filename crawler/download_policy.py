@@ -11,7 +11,7 @@
 The key is registered with the catalog's settings contract
 (`catalog.source_settings`) in `CrawlerConfig.ready()`, so the admin form and
 `add_source --set download=followed` check it with every other key.
-Switching is `crawler.control.source_changes.set_download_policy` (CLI, admin, API), which
+Switching is `console.control.source_changes.set_download_policy` (CLI, admin, API), which
 also queues or withdraws the chapters the switch concerns.
 """
 

@@ -18,7 +18,7 @@ class CrawlerState(models.Model):
 
     class Meta:
         db_table = "crawler_state"
-        # Checked by crawler.control.operators for every control (API, dashboard, admin actions).
+        # Checked by console.control.operators for every control (API, dashboard, admin actions).
         permissions = [("operate_crawler", "Can operate the crawler (passes, requeues, sessions)")]
 
     def __str__(self) -> str:

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from catalog.models import Source
-from crawler.control import sites, source_changes
+from console.control import sites, source_changes
 from demo.site import DemoSite, start_demo_site
 
 DEMO_SOURCE_ID = "demo"

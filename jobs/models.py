@@ -88,7 +88,7 @@ class Job(models.Model):
                 name="crawler_jobs_leasable_idx",
                 condition=Q(state__in=["pending", "running"]),
             ),
-            # Used by the dashboard's dead-jobs list (crawler.api dead-jobs), newest first.
+            # Used by the dashboard's dead-jobs list (console.api dead-jobs), newest first.
             # The id breaks ties so a keyset page (catalog.api.seek) starts exactly after the previous one.
             # Used by queue.lease when it leaves sources out or picks kinds: one ordered walk per
             # (source, kind) group, found by skipping through the index's leading columns.

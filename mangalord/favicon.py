@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
-FAVICON = settings.BASE_DIR / "static" / "favicon.ico"
+FAVICON = Path(__file__).resolve().parent / "static" / "favicon.ico"
 
 
 @cache

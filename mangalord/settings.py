@@ -86,6 +86,8 @@ INSTALLED_APPS = [
     "jobs",
     "crawler",
     "analysis",
+    # The operator console (dashboard, operator API, admin composition) stands on the apps above.
+    "console",
     "reader",
     # Last: the demo (`manage.py demo`, `manage.py demo_site`, the built-in demo site) stands on every app.
     "demo",
@@ -101,7 +103,7 @@ MIDDLEWARE = [
     "reader.key_paths.ApiKeyPathMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "crawler.api.security.AdminGuardMiddleware",
+    "mangalord.security.AdminGuardMiddleware",
     # Last: turns a login form's locked-out attempt into the lockout page (accounts.lockout).
     "accounts.lockout.LockoutMiddleware",
 ]
@@ -118,7 +120,6 @@ ASGI_APPLICATION = "mangalord.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -167,7 +168,6 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 # Serve /static/ from the ASGI app itself (see mangalord/asgi.py); off behind a proxy that serves STATIC_ROOT.
 SERVE_STATIC = read("SERVE_STATIC", strict_bool, True)

@@ -3,18 +3,15 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from mangalord import api_urls
 from mangalord.favicon import favicon
 from reader.komga import urls as komga_urls
 
 urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
-    path("admin/crawler/", include("crawler.dashboard.urls")),
+    path("admin/crawler/", include("console.dashboard.urls")),
     path("admin/", admin.site.urls),
-    path("api/v1/admin/crawler/", include("crawler.api.urls")),
-    path("api/v1/", include("catalog.api.urls")),
-    path("api/v1/", include("reader.api_urls")),
-    # The Komga-compatible API sits beside ours: none of its paths is one of ours (reader.komga.urls).
-    path("api/v1/", include((komga_urls.v1, "komga"), namespace="komga-v1")),
+    path("api/v1/", include(api_urls.v1)),
     path("api/v2/", include((komga_urls.v2, "komga"), namespace="komga-v2")),
     path("kosync/", include("reader.kosync.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

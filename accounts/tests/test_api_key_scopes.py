@@ -132,7 +132,7 @@ def test_a_signed_in_key_carries_its_scope_and_a_session_carries_none(operator):
 
 
 def test_an_operate_key_works_only_while_its_owner_operates(operator):
-    from crawler.control.operators import can_operate, can_watch
+    from console.control.operators import can_operate, can_watch
 
     _, raw = api_keys.mint(operator, "script", api_keys.OPERATE)
     assert can_operate(api_keys.signed_in_with(api_keys.find(raw)))

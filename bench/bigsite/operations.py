@@ -108,7 +108,7 @@ def _last_chapters_cursor() -> str:
 def _deep_backlog_cursor(size: Size) -> str:
     """The backlog's `after` cursor of the active job 90 % of the way down the lease order (found once, untimed)."""
     from catalog.api import seek
-    from crawler.control import backlog
+    from console.control import backlog
 
     row = backlog.active_jobs()[int(size.pending * 0.9)]
     return seek.encode(row, backlog.LEASE_ORDER)
@@ -143,7 +143,7 @@ def _renew_ten() -> Operation:
 
 
 def operations(size: Size) -> list[Operation]:
-    from crawler.status.compose import queue_counts
+    from console.status.compose import queue_counts
     from jobs import housekeeping, queue
 
     client = operator_client()

@@ -15,7 +15,7 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from catalog.api import seek
 from catalog.inputs import BadInteger, parse_bounded_int
-from catalog.paginators import MAX_PAGE, CappedCountPaginator, PageRowsPaginator
+from listing.paginators import MAX_PAGE, CappedCountPaginator, PageRowsPaginator
 
 
 class Pagination(PageNumberPagination):

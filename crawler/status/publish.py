@@ -2,7 +2,7 @@
 
 Workers are separate processes, possibly on several hosts, so the in-memory
 `StatusHandle` each one keeps is mirrored into a database row that the
-dashboard and the admin API read (`crawler.status.compose`). The publisher
+dashboard and the admin API read (`console.status.compose`). The publisher
 listens to the handle, coalesces bursts of changes (a page stored every few
 milliseconds must not become a write every few milliseconds) into one write
 per `DEBOUNCE_SECS`, heartbeats the row every `HEARTBEAT_SECS` even when

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from catalog.models import Chapter, Manga, MangaSource, Source
-from crawler.control import audit
+from crawler import audit
 from crawler.errors import CrawlerError, SourceConfigError
 from crawler.passes.chapter_download import download_chapter
 from crawler.passes.chapters import sync_chapters

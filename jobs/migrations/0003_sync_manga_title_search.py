@@ -1,6 +1,6 @@
 """The operator's job search finds `sync_manga` rows by their payload title through an index.
 
-Used by crawler.control.backlog.matching_job_ids: `payload__title__icontains`
+Used by console.control.backlog.matching_job_ids: `payload__title__icontains`
 compiles to UPPER((payload ->> 'title')::text) LIKE UPPER('%q%'), which this
 GIN trigram index (pg_trgm: catalog migration 0003) answers without reading
 a table of millions of jobs. Partial: only sync_manga rows carry a title.

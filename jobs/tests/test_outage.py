@@ -15,7 +15,7 @@ from django.db.utils import OperationalError as DjangoOperationalError
 from psycopg import errors as pg_errors
 
 from analysis.payloads import AnalyzePage
-from crawler.status.compose import compose_status
+from console.status.compose import compose_status
 from jobs import queue
 from jobs.models import Job, JobState, WorkerStatus
 from jobs.worker.loop import Worker, WorkerConfig
@@ -172,7 +172,7 @@ def test_the_status_stream_says_since_when_the_database_is_unavailable():
     """When the web process cannot compose (the database is gone), subscribers hear so instead of silence."""
     import asyncio
 
-    from crawler.dashboard.broadcaster import StatusBroadcaster
+    from console.dashboard.broadcaster import StatusBroadcaster
 
     state = {"down": True}
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
-from crawler.dashboard import listeners
+from console.dashboard import listeners
 from jobs.models import Job, JobState
 from testsupport.worker_processes import race_children
 

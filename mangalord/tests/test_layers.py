@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-APPS = ("mangalord", "demo", "accounts", "catalog", "jobs", "crawler", "analysis", "reader")
+APPS = ("mangalord", "demo", "accounts", "catalog", "jobs", "fetch", "crawler", "analysis", "console", "reader")
 # Every root package the contracts name must be there for lint-imports to run.
 PACKAGES = (*APPS, "testsupport")
 
@@ -83,9 +83,19 @@ def test_the_tree_keeps_the_contract(tree_copy):
             "jobs is not allowed to import analysis",
         ),
         (
-            "crawler/status/publish.py",
-            "from crawler.dashboard.broadcaster import get_broadcaster",
-            "crawler.status is not allowed to import crawler.dashboard",
+            "crawler/status_notify.py",
+            "from console.dashboard.broadcaster import get_broadcaster",
+            "crawler is not allowed to import console",
+        ),
+        (
+            "analysis/service.py",
+            "from console.control.errors import ControlError",
+            "analysis is not allowed to import console",
+        ),
+        (
+            "console/control/actions.py",
+            "from console.api.control import ERRORS",
+            "console.control is not allowed to import console.api",
         ),
         (
             "jobs/guards.py",

@@ -60,8 +60,8 @@ def test_the_quota_pauses_downloads_when_its_room_is_under_the_floor_or_it_is_re
 def test_the_status_and_the_dashboard_figures_say_why_and_show_the_quota(s3_quota, db):
     from django.core.cache import cache
 
-    from crawler.status.compose import storage_status
-    from crawler.status.source_stats import CACHE_KEY, source_stats
+    from console.status.compose import storage_status
+    from console.status.source_stats import CACHE_KEY, source_stats
 
     stored(950)
     status = storage_status([])

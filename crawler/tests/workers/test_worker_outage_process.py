@@ -26,8 +26,8 @@ from django.db import connection
 from django.db.models import Count
 
 from catalog.models import Chapter, Page, Source
+from console.status.compose import compose_status
 from crawler.payloads import MetadataPass
-from crawler.status.compose import compose_status
 from jobs import queue
 from jobs.models import Job, JobState, WorkerStatus
 from testsupport.pgbouncer import start_pgbouncer

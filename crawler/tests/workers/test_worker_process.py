@@ -14,9 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from catalog.models import Chapter, Page
+from console.status.compose import GONE_AFTER, compose_status
 from crawler import state_store
 from crawler.passes.metadata_pass import run_metadata_pass
-from crawler.status.compose import GONE_AFTER, compose_status
 from crawler.status.handle import StatusHandle
 from jobs import retry
 from jobs.models import Job, JobState, WorkerStatus

@@ -1,0 +1,146 @@
+"""`manage.py add_source [NAME] URL [--preset P] [--set key=value ...] [--crawl-now]`: add an html source.
+
+Without `--preset` the site is probed (crawler.sources.discover): its base
+URL (an install under a sub-path included), theme, manga path, language and
+numeric date order are found and printed, and become the settings; a site
+matching no theme is refused with the presets to pick from, unless `--set`
+keys configure it by hand. `--set` corrects anything the probe found. The settings
+are validated, then one list page and one manga are fetched and printed
+(titles, fields, chapters with dates, the first chapter's pages) so the
+operator reads what a crawl would store before it runs. The row is only kept
+when that dry run succeeds; otherwise nothing changes and the error names
+what to fix. The last line says when the first crawl starts, or
+`--crawl-now` enqueues it.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import closing
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from console.control import sites
+from crawler.errors import CrawlerError
+from crawler.sources.config import HtmlSourceConfig
+from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
+from crawler.sources.presets import PRESETS
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """`key=value`: the value is read as JSON when it parses (true, null, ["a"]), else taken as a string."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise CommandError(f"--set {text!r}: expected key=value")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+class Command(BaseCommand):
+    help = "Add an html source (theme detected from its home page, or --preset) and show a dry run of what it yields."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "name_and_url",
+            nargs="+",
+            metavar="[NAME] URL",
+            help="the site's URL, e.g. https://example.com, optionally after a display name "
+            "(default: the home page's title); the source id is the name's slug unless --id is given",
+        )
+        parser.add_argument("--preset", choices=sorted(PRESETS), help="theme family the site runs (default: detect)")
+        parser.add_argument("--id", dest="source_id", help="source id (a slug)")
+        parser.add_argument(
+            "--set",
+            dest="assignments",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help='a settings key overriding the preset (JSON values: true, null, ["cdn.example.com"])',
+        )
+        parser.add_argument("--no-dry-run", action="store_true", help="create the row without the dry run")
+        parser.add_argument("--crawl-now", action="store_true", help="enqueue the first metadata pass at once")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        given = options["name_and_url"]
+        if len(given) > 2:
+            raise CommandError(f"expected [NAME] URL, got {len(given)} arguments: {' '.join(given)}")
+        name, url = (given[0], given[1]) if len(given) == 2 else (None, given[0])
+        overrides = dict(parse_assignment(a) for a in options["assignments"])
+        preset = options["preset"]
+        settings: dict[str, Any] = {"preset": preset} if preset else {}
+        # One browser for the probe and the dry run: it launches only if a JavaScript challenge (or
+        # requires_browser) needs it, and the challenge passed while probing is the new source's.
+        from crawler.sources.browser import BrowserManager  # here: Playwright loads only when a site is added
+
+        with closing(BrowserManager()) as browser:
+            base_url, clearance = url, None
+            if preset is None:
+                probe = self._detect(url, manual=bool(overrides), browser=browser)
+                base_url, name, settings = probe.base_url, name or probe.title, probe.source_settings()
+                clearance = probe.clearance
+            self._add(name, base_url, {**settings, **overrides}, options, browser=browser, clearance=clearance)
+
+    def _add(
+        self,
+        name: str | None,
+        base_url: str,
+        settings: dict[str, Any],
+        options: dict[str, Any],
+        *,
+        browser: Any,
+        clearance: Any,
+    ) -> None:
+        try:
+            row = sites.new_source(
+                name=name or "", base_url=base_url, settings=settings, source_id=options["source_id"]
+            )
+            HtmlSourceConfig.from_settings(settings, source_id=row.id)
+        except (sites.SiteRefused, CrawlerError) as exc:
+            raise CommandError(str(exc)) from exc
+        try:
+            added = sites.add_site(
+                actor=None,
+                row=row,
+                check=not options["no_dry_run"],
+                crawl_now=options["crawl_now"],
+                via="cli",
+                browser=browser,
+                clearance=clearance,
+            )
+        except CrawlerError as exc:
+            raise CommandError(f"dry run failed, source not added: {exc}") from exc
+        if added.dry_run is not None:
+            self.stdout.write("\n".join(added.dry_run.lines()))
+        self.stdout.write(
+            self.style.SUCCESS(f"added source {row.id!r} ({row.base_url}) settings={json.dumps(settings)}")
+        )
+        if options["crawl_now"]:
+            started = f"job {added.crawl_job}" if added.crawl_job else "one was already in flight"
+            self.stdout.write(f"First crawl enqueued ({started}): a running crawl worker picks it up now.")
+        else:
+            self.stdout.write(sites.first_crawl_note(row.id))
+
+    def _detect(self, url: str, *, manual: bool, browser: Any) -> SiteProbe:
+        """What the site itself says (base URL, preset, settings, title, challenge pass); CommandError when it
+        names no theme."""
+        try:
+            probe = probe_site(url, browser=browser)
+        except SiteUnreadable as exc:
+            raise CommandError(f"cannot read {url}: {exc}") from exc
+        message = probe.detection.explain(probe.base_url)
+        if probe.detection.preset is None and not manual:
+            raise CommandError(f"{message} Then: add_source {url} --preset NAME")
+        self.stdout.write(message if probe.detection.preset else f"{message} Using the --set keys alone.")
+        if probe.clearance is not None:
+            self.stdout.write(
+                f"Passed the site's JavaScript challenge (via the {probe.clearance.via}); the new source keeps the pass."
+            )
+        for finding in probe.findings:
+            self.stdout.write(f"  found: {finding}")
+        if probe.settings:
+            self.stdout.write(f"  (correct any of these with --set KEY=VALUE: {', '.join(sorted(probe.settings))})")
+        return probe
