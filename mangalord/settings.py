@@ -14,7 +14,6 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from catalog.disk import parse_floor, parse_quota
 from mangalord.database_config import database
 from mangalord.env_readers import (
     env,
@@ -29,6 +28,7 @@ from mangalord.env_readers import (
     strict_bool,
 )
 from mangalord.secret import secret_key
+from mangalord.sizes import parse_floor, parse_quota
 from mangalord.storage_config import s3_storage
 
 BASE_DIR = Path(__file__).resolve().parent.parent
