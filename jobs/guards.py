@@ -12,15 +12,12 @@ from __future__ import annotations
 import logging
 import uuid
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 from django.db.models import CharField, DateTimeField, ExpressionWrapper, F, QuerySet, Value
 from django.db.models.functions import Concat, Greatest, Now
 
+from jobs.lease import Lease
 from jobs.models import Job, JobState
-
-if TYPE_CHECKING:
-    from jobs.queue import Lease
 
 # The queue's logger: a stale write is reported as the queue's, whichever writer tried it.
 logger = logging.getLogger("jobs.queue")

@@ -10,13 +10,14 @@ its payload class up here, so a kind nobody registered is dead-lettered with
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
-from jobs.payloads import Payload
+from jobs.payloads import Payload, PayloadError
 
 Handler = Callable[[Any, Any], Any]
 
@@ -66,3 +67,23 @@ def for_role(role: str) -> dict[str, Kind]:
             f"no job kinds are registered for the {role!r} worker role: is the app that provides them in INSTALLED_APPS?"
         )
     return kinds
+
+
+def decode(data: Any) -> Payload:
+    """Decode a stored payload into its registered kind; raise `PayloadError` naming what is wrong."""
+    if not isinstance(data, dict):
+        raise PayloadError(f"payload must be a JSON object, got {type(data).__name__}")
+    kind = data.get("kind")
+    cls = payload_type(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise PayloadError(f"unknown job kind {kind!r}")
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if f.name in data:
+            kwargs[f.name] = data[f.name]
+        elif f.default is dataclasses.MISSING:
+            raise PayloadError(f"{kind} payload is missing field {f.name!r}")
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise PayloadError(f"{kind} payload is malformed: {exc}") from exc

@@ -20,8 +20,8 @@ from django.db.models import Q, QuerySet
 from django.db.models.functions import Now
 
 from jobs.guards import by_id_in_while_running, guarded_row, now_plus, warn_stale
+from jobs.lease import Lease
 from jobs.models import Job, JobState
-from jobs.queue import Lease
 
 
 @contextmanager

@@ -42,8 +42,10 @@ from django.utils import timezone
 
 from jobs import sql
 from jobs.guards import guarded_row, now_plus, warn_stale
+from jobs.kinds import decode
+from jobs.lease import Lease
 from jobs.models import Job, JobState
-from jobs.payloads import Payload, PayloadError, decode, source_of
+from jobs.payloads import Payload, PayloadError, source_of
 from jobs.sql import NOTIFY_CHANNEL
 
 logger = logging.getLogger(__name__)
@@ -76,19 +78,6 @@ Skipped = EnqueueResult(EnqueueStatus.SKIPPED)
 
 def Inserted(job_id: uuid.UUID) -> EnqueueResult:  # noqa: N802 - reads like the seed's enum variant
     return EnqueueResult(EnqueueStatus.INSERTED, job_id)
-
-
-@dataclass(frozen=True)
-class Lease:
-    id: uuid.UUID
-    payload: Payload
-    attempts: int
-    max_attempts: int
-    lease_generation: int
-
-    @property
-    def kind(self) -> str:
-        return self.payload.kind
 
 
 def _due_by() -> Now | datetime:

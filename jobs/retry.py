@@ -19,8 +19,9 @@ from django.db.models import F
 from django.db.models.functions import Now
 
 from jobs.guards import REFUND, by_id_while_running, guarded_row, now_plus, warn_stale
+from jobs.lease import Lease
 from jobs.models import Job, JobState
-from jobs.queue import Lease, announce
+from jobs.queue import announce
 
 logger = logging.getLogger(__name__)
 

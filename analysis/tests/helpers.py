@@ -14,7 +14,7 @@ from analysis.worker import analyze_worker
 from crawler.status.handle import StatusHandle
 from crawler.workers.handlers import JobContext
 from jobs import queue
-from jobs.queue import Lease
+from jobs.lease import Lease
 
 
 def text_page(text: str = "CHAPTER 2 PAGE 3", size: tuple[int, int] = (800, 1200), fmt: str = "PNG") -> bytes:

@@ -30,7 +30,7 @@ from crawler.status import phases
 from crawler.status.handle import StatusHandle
 from crawler.status.publish import StatusPublisher
 from jobs import housekeeping, queue
-from jobs.queue import Lease
+from jobs.lease import Lease
 from jobs.worker.hooks import RoleHooks
 from jobs.worker.loop import Periodic, Worker, WorkerConfig
 
