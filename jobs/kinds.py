@@ -3,7 +3,7 @@
 The queue and the worker loop know no kind by name. An app registers a `Kind`
 for each of its payload classes: the handler a worker runs it with, the
 worker role that leases it (`crawl`, `analyze`, ...) and, when it differs
-from CRAWLER_JOB_TIMEOUT_SECS, its own timeout. Decoding a leased row looks
+from JOBS_JOB_TIMEOUT_SECS, its own timeout. Decoding a leased row looks
 its payload class up here, so a kind nobody registered is dead-lettered with
 "unknown job kind" instead of reaching a handler.
 """
@@ -28,7 +28,7 @@ class Kind:
     # handler(payload, context): its return is done, its exception is judged by `jobs.worker.outcomes`.
     handler: Handler
     role: str
-    # Seconds a job of this kind may run before it is cancelled and failed; None: CRAWLER_JOB_TIMEOUT_SECS.
+    # Seconds a job of this kind may run before it is cancelled and failed; None: JOBS_JOB_TIMEOUT_SECS.
     timeout_secs: float | None = None
 
     @property

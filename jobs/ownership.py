@@ -59,7 +59,7 @@ def renew_many(leases: Sequence[Lease], lease_duration: timedelta) -> set[uuid.U
     Each row keeps `renew`'s `(id, generation, running)` guard, so a lease
     that was released or re-leased meanwhile is left out of the answer and its
     worker drops that job, while the others are extended. The heartbeat runs
-    every CRAWLER_HEARTBEAT_SECS over at most the worker's concurrency: one
+    every JOBS_HEARTBEAT_SECS over at most the worker's concurrency: one
     statement a beat when every lease is still held (the usual case), and a
     second that reads which are when some were lost.
     """

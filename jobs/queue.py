@@ -121,7 +121,7 @@ def enqueue_many(
     batch = list(payloads)
     if max_attempts is not None and max_attempts < 1:
         raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
-    attempts = max_attempts if max_attempts is not None else settings.CRAWLER_MAX_ATTEMPTS
+    attempts = max_attempts if max_attempts is not None else settings.JOBS_MAX_ATTEMPTS
     fast = sql.applies()
     insert = sql.insert_chunk if fast else _insert_orm
     # One statement is atomic on its own; several need a transaction.

@@ -92,11 +92,11 @@ def ack_dead(lease_: Lease, error: str) -> bool:
 def defer(lease_: Lease, until: datetime, reason: str) -> bool:
     """Back to pending at `until` without burning an attempt (the source said Retry-After).
 
-    Bounded by CRAWLER_MAX_DEFERRALS: past it the job is dead-lettered with a
+    Bounded by JOBS_MAX_DEFERRALS: past it the job is dead-lettered with a
     reason saying so, so a source that always answers "later" cannot keep a
     job alive forever.
     """
-    limit = settings.CRAWLER_MAX_DEFERRALS
+    limit = settings.JOBS_MAX_DEFERRALS
     guarded = guarded_row(lease_.id, lease_.lease_generation)
     updated = guarded.filter(deferrals__lt=limit).update(
         **REFUND, deferrals=F("deferrals") + 1, last_error=reason, scheduled_at=until, updated_at=Now()
@@ -104,7 +104,7 @@ def defer(lease_: Lease, until: datetime, reason: str) -> bool:
     if not updated:
         updated = guarded.update(
             state=JobState.DEAD,
-            last_error=f"deferred {limit} times (CRAWLER_MAX_DEFERRALS); last: {reason}",
+            last_error=f"deferred {limit} times (JOBS_MAX_DEFERRALS); last: {reason}",
             leased_until=None,
             updated_at=Now(),
         )

@@ -21,10 +21,10 @@ from conftest import REPO_ROOT
 # Short leases so a killed worker's lease expires within a test's patience; a
 # quick poll so idle workers notice a refreshed session or a new job fast.
 FAST_ENV = {
-    "CRAWLER_LEASE_SECS": "3",
-    "CRAWLER_HEARTBEAT_SECS": "1",
-    "CRAWLER_POLL_SECS": "0.2",
-    "CRAWLER_WORKERS": "1",
+    "JOBS_LEASE_SECS": "3",
+    "JOBS_HEARTBEAT_SECS": "1",
+    "JOBS_POLL_SECS": "0.2",
+    "JOBS_WORKERS": "1",
     "ANALYSIS_ENABLED": "false",
     "LOG_LEVEL": "INFO",
 }

@@ -2,7 +2,7 @@
 
 The crawl role runs the kinds `CrawlerConfig.ready()` registers (chapter
 downloads, manga/chapter-list syncs, metadata and reconcile passes),
-`CRAWLER_WORKERS` at once on one shared browser; it schedules the periodic
+`JOBS_WORKERS` at once on one shared browser; it schedules the periodic
 metadata pass and reaps old done jobs. `PublishedStatus` (the dashboard's
 status row) is shared with the analyze role (`analysis.worker`).
 """
@@ -81,9 +81,9 @@ def _schedule_metadata_passes(status: StatusHandle) -> Callable[[], None]:
 
 
 def reap_done_jobs() -> None:
-    reaped = housekeeping.reap_done(settings.CRAWLER_DONE_RETENTION_DAYS)
+    reaped = housekeeping.reap_done(settings.JOBS_DONE_RETENTION_DAYS)
     if reaped:
-        logger.info("reaped %d done job(s) older than %d days", reaped, settings.CRAWLER_DONE_RETENTION_DAYS)
+        logger.info("reaped %d done job(s) older than %d days", reaped, settings.JOBS_DONE_RETENTION_DAYS)
 
 
 def _browser_manager() -> Any:
@@ -229,7 +229,7 @@ def crawl_worker(
     **overrides: Any,
 ) -> Worker:
     """The crawl worker. `schedule=False` leaves the periodic metadata pass to someone else (tests, the demo)."""
-    concurrency = concurrency or settings.CRAWLER_WORKERS
+    concurrency = concurrency or settings.JOBS_WORKERS
     status = StatusHandle(concurrency)
     periodic = [Periodic("reap_done", timedelta(days=1), reap_done_jobs)]
     if schedule:

@@ -83,7 +83,7 @@ def test_sigterm_to_the_command_stops_every_process_and_hands_their_jobs_back(de
 
     # Nothing lost: a plain worker finishes both chapters.
     site.faults.slow_secs = 0
-    assert workers.start("--drain", CRAWLER_WORKERS="2").wait() == 0
+    assert workers.start("--drain", JOBS_WORKERS="2").wait() == 0
     assert Page.objects.count() == 8
     for chapter in Chapter.objects.all():
         assert stored_files(chapter.id) == {page.image.name for page in Page.objects.filter(chapter=chapter)}

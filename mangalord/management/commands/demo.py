@@ -180,7 +180,7 @@ def drain_with_progress(console: Console, *, analysis: bool) -> None:
             try:
                 from analysis.worker import analyze_worker
 
-                worker = analyze_worker(concurrency=settings.CRAWLER_WORKERS)
+                worker = analyze_worker(concurrency=settings.JOBS_WORKERS)
             except ImportError:
                 console.print("(analysis is not available in this install; skipped)")
                 return
