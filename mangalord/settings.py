@@ -156,7 +156,7 @@ DATABASE_DIRECT_URL = read(
 
 DATABASES = {"default": database(DATABASE_POOLER, DATA_DIR)}
 if DATABASE_DIRECT_URL:
-    # Around the pooler: a worker's status row is written here while the pooler is down (crawler.status.publish),
+    # Around the pooler: a worker's status row is written here while the pooler is down (jobs.worker.status.publish),
     # so the dashboard can say since when its database path is unavailable. Tests mirror it onto default.
     DATABASES[DIRECT_DB] = {
         **env.db_url_config(DATABASE_DIRECT_URL),

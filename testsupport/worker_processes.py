@@ -185,8 +185,8 @@ def demo_downloads_queued(demo_site_factory: Any) -> Any:
     """A demo manga of two 3-page chapters, its metadata pass run here: the two page-download jobs it queued."""
     from catalog.models import Source
     from crawler.passes.metadata_pass import run_metadata_pass
-    from crawler.status.handle import StatusHandle
     from jobs.models import Job
+    from jobs.worker.status.handle import StatusHandle
 
     site = demo_site_factory(mangas=1, chapters=(2, 2), pages=(3, 3))
     source = Source.objects.create(id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url)

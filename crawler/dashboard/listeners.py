@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import connection
 
-from crawler.status_notify import STATUS_CHANNEL, STATUS_GROUP
 from jobs.wakeup import can_listen, listen_connection
+from jobs.worker.status.notify import STATUS_CHANNEL, STATUS_GROUP
 
 if TYPE_CHECKING:
     from crawler.dashboard.broadcaster import Run

@@ -1,10 +1,8 @@
-"""The pipeline's status: what each worker process is doing, as rows every reader composes.
+"""The pipeline's status as every reader shows it: `compose` (the payload) and `source_stats` (per-source figures).
 
-`handle` (the in-memory `StatusHandle` each worker process holds; the
-pipeline publishes into it), `phases` (what a worker is doing now),
-`publish` (status rows and the debounced publisher), `compose` (the payload
-every reader shows) and `source_stats` (per-source figures). It may import
-`jobs` (counts), `crawler.state_store`, `crawler.control.backlog` and
-`catalog`; the pipeline imports only `handle` and `phases`. The dashboard
-that shows it live is `crawler.dashboard`.
+What each worker process is doing is the engine's (`jobs.worker.status`: the
+handle, its phases and the publisher of the `WorkerStatus` rows); this
+package composes those rows with the crawler's own state. It may import
+`jobs`, `crawler.state_store`, `crawler.control.backlog` and `catalog`. The
+dashboard that shows it live is `crawler.dashboard`.
 """

@@ -18,10 +18,10 @@ from django.utils import timezone
 from crawler import clearance_store, state_store
 from crawler.passes import disk_guard
 from crawler.sources import limiter
-from crawler.status.publish import HEARTBEAT_SECS
 from crawler.status.source_stats import source_stats
 from jobs import kinds, sql
 from jobs.models import Job, JobState, WorkerStatus
+from jobs.worker.status.publish import HEARTBEAT_SECS
 
 # A worker that missed three heartbeats is gone (killed, host down, hung).
 GONE_AFTER = timedelta(seconds=3 * HEARTBEAT_SECS)

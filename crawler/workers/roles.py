@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -26,13 +25,12 @@ from crawler.passes.disk_guard import storage_paused
 from crawler.payloads import MetadataPass, SyncChapterContent
 from crawler.sources import limiter
 from crawler.sources.slots import busy_sources
-from crawler.status import phases
-from crawler.status.handle import StatusHandle
-from crawler.status.publish import StatusPublisher
 from jobs import housekeeping, queue
 from jobs.lease import Lease
-from jobs.worker.hooks import RoleHooks
 from jobs.worker.loop import Periodic, Worker, WorkerConfig
+from jobs.worker.status import phases
+from jobs.worker.status.handle import StatusHandle
+from jobs.worker.status.publish import PublishedStatus
 
 logger = logging.getLogger(__name__)
 
@@ -90,24 +88,6 @@ def _browser_manager() -> Any:
     from crawler.sources.browser import BrowserManager
 
     return BrowserManager()
-
-
-class PublishedStatus(RoleHooks):
-    """A role whose worker mirrors its `StatusHandle` into a `WorkerStatus` row for the dashboard."""
-
-    def __init__(self, status: StatusHandle) -> None:
-        self.status = status
-
-    def context(self, lease: Lease, status: Any, cancel: threading.Event) -> Any:
-        from crawler.workers.handlers import JobContext
-
-        return JobContext(lease=lease, status=status, cancel=cancel)
-
-    def extra_flags(self) -> dict[str, Any]:
-        return {}
-
-    def publisher(self, *, role: str, kinds: list[str], call: Callable[..., Any]) -> AbstractContextManager[Any]:
-        return StatusPublisher(self.status, role=role, kinds=kinds, extra_flags=self.extra_flags, call=call)
 
 
 class CrawlHooks(PublishedStatus):

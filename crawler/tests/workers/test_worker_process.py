@@ -17,9 +17,9 @@ from catalog.models import Chapter, Page
 from crawler import state_store
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.status.compose import GONE_AFTER, compose_status
-from crawler.status.handle import StatusHandle
 from jobs import retry
 from jobs.models import Job, JobState, WorkerStatus
+from jobs.worker.status.handle import StatusHandle
 from testsupport.worker_processes import stored_files, wait_until, worker_pool
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]

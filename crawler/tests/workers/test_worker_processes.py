@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 
 from catalog.models import Chapter, Page
 from crawler.passes.metadata_pass import run_metadata_pass
-from crawler.status.handle import StatusHandle
 from jobs.models import Job, JobState, WorkerStatus
+from jobs.worker.status.handle import StatusHandle
 from testsupport.worker_processes import stored_files, wait_until, worker_pool
 
 CHAPTER_JOB = "sync_chapter_content"
