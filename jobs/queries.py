@@ -116,6 +116,14 @@ def run(name: str, params: Mapping[str, Any]) -> list[tuple]:
         return rows
 
 
+def execute(name: str, params: Mapping[str, Any]) -> int:
+    """Run the one-statement `name` for its row count (a write that returns no rows)."""
+    found = statement(name)
+    with connection.cursor() as cursor:
+        cursor.execute(found.wrapped, {key: _adapt(value) for key, value in params.items()})
+        return cursor.rowcount
+
+
 def _all_rows(cursor: Any) -> list[tuple]:
     """The rows of every result of a multi-statement execute (the planner SETs return none)."""
     rows: list[tuple] = []
@@ -137,9 +145,12 @@ def explain_with_settings(statement_: Statement) -> Any:
 
 
 def _adapt(value: Any) -> Any:
-    """A datetime as the default database stores it (SQLite: UTC text); anything else as it is."""
+    """A datetime or uuid as the default database stores it (SQLite: UTC text, 32 hex digits); anything else as it is."""
     if isinstance(value, datetime):
         return connection.ops.adapt_datetimefield_value(value)
+    if connection.vendor != "postgresql" and isinstance(value, uuid.UUID | timedelta):
+        # SQLite binds neither; a duration is only PostgreSQL's (SQLite's statements get the time it ends).
+        return value.hex if isinstance(value, uuid.UUID) else value.total_seconds()
     return value
 
 

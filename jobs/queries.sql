@@ -352,3 +352,139 @@ SELECT kind, state, count(*) FROM crawler_jobs WHERE state IN ('pending', 'runni
 -- dialect: postgresql
 -- The planner's row estimate for one (kind, state) group: statistics, no rows read.
 EXPLAIN (FORMAT JSON) SELECT 1 FROM crawler_jobs WHERE state = %(state)s AND kind = %(kind)s
+
+
+-- The writes on one held lease. Each matches `(id, lease_generation, state = 'running')` and its row
+-- count is the answer: a lease released, reclaimed or re-leased meanwhile carries an older generation,
+-- so its late write matches nothing and steps aside (`jobs.guards.warn_stale`). `state || ''` keeps the
+-- planner on the primary key: crawler_jobs_counted_idx holds a dead 'running' entry for every job
+-- leased since the last vacuum, and a plain `state = 'running'` would walk them all.
+
+-- name: renew_leases
+-- dialect: postgresql
+-- The heartbeat: extend every lease still held, in one statement; the ids still held.
+UPDATE crawler_jobs j
+   SET leased_until = statement_timestamp() + %(duration)s, updated_at = statement_timestamp()
+  FROM unnest(%(ids)s::uuid[], %(generations)s::bigint[]) AS l(id, generation)
+ WHERE j.id = l.id AND j.lease_generation = l.generation AND j.state || '' = 'running'
+RETURNING j.id
+
+-- name: renew_leases
+-- dialect: sqlite
+UPDATE crawler_jobs
+   SET leased_until = %(leased_until)s, updated_at = %(now)s
+  FROM json_each(%(ids)s) AS i JOIN json_each(%(generations)s) AS g ON g.key = i.key
+ WHERE crawler_jobs.id = i.value AND crawler_jobs.lease_generation = g.value AND crawler_jobs.state = 'running'
+RETURNING id
+
+-- name: retry_later
+-- dialect: postgresql
+-- A failed attempt with attempts left: pending again after `duration` (the jittered backoff).
+UPDATE crawler_jobs
+   SET state = 'pending', last_error = %(error)s, leased_until = NULL,
+       scheduled_at = statement_timestamp() + %(duration)s, updated_at = statement_timestamp()
+ WHERE id = %(id)s AND lease_generation = %(generation)s AND state || '' = 'running'
+RETURNING id
+
+-- name: retry_later
+-- dialect: sqlite
+UPDATE crawler_jobs
+   SET state = 'pending', last_error = %(error)s, leased_until = NULL, scheduled_at = %(leased_until)s,
+       updated_at = %(now)s
+ WHERE id = %(id)s AND lease_generation = %(generation)s AND state = 'running'
+RETURNING id
+
+-- name: dead_letter
+-- dialect: postgresql
+-- The last attempt failed, the failure is deterministic, or the payload cannot be decoded: dead, with why.
+UPDATE crawler_jobs
+   SET state = 'dead', last_error = %(error)s, leased_until = NULL, updated_at = statement_timestamp()
+ WHERE id = %(id)s AND lease_generation = %(generation)s AND state || '' = 'running'
+RETURNING id
+
+-- name: dead_letter
+-- dialect: sqlite
+UPDATE crawler_jobs
+   SET state = 'dead', last_error = %(error)s, leased_until = NULL, updated_at = %(now)s
+ WHERE id = %(id)s AND lease_generation = %(generation)s AND state = 'running'
+RETURNING id
+
+
+-- Giving a lease back (release, defer, reclaim): pending again, the attempt refunded, the generation
+-- bumped so a late write of the lease given back matches nothing.
+
+-- name: defer
+-- dialect: postgresql
+-- Back to pending at `until` without burning an attempt (the source said Retry-After), while the job
+-- has deferrals left (`limit`); past them it matches nothing and the caller dead-letters it.
+UPDATE crawler_jobs
+   SET state = 'pending', leased_until = NULL, attempts = GREATEST(0, attempts - 1),
+       lease_generation = lease_generation + 1, deferrals = deferrals + 1, last_error = %(error)s,
+       scheduled_at = %(until)s, updated_at = statement_timestamp()
+ WHERE id = %(id)s AND lease_generation = %(generation)s AND state || '' = 'running' AND deferrals < %(limit)s
+RETURNING id
+
+-- name: defer
+-- dialect: sqlite
+UPDATE crawler_jobs
+   SET state = 'pending', leased_until = NULL, attempts = max(0, attempts - 1),
+       lease_generation = lease_generation + 1, deferrals = deferrals + 1, last_error = %(error)s,
+       scheduled_at = %(until)s, updated_at = %(now)s
+ WHERE id = %(id)s AND lease_generation = %(generation)s AND state = 'running' AND deferrals < %(limit)s
+RETURNING id
+
+-- name: release
+-- dialect: postgresql
+-- A held lease given back (shutdown, session expired); its kind, to wake idle workers.
+UPDATE crawler_jobs
+   SET state = 'pending', leased_until = NULL, attempts = GREATEST(0, attempts - 1),
+       lease_generation = lease_generation + 1, updated_at = statement_timestamp()
+ WHERE id = %(id)s AND lease_generation = %(generation)s AND state || '' = 'running'
+RETURNING kind
+
+-- name: release
+-- dialect: sqlite
+UPDATE crawler_jobs
+   SET state = 'pending', leased_until = NULL, attempts = max(0, attempts - 1),
+       lease_generation = lease_generation + 1, updated_at = %(now)s
+ WHERE id = %(id)s AND lease_generation = %(generation)s AND state = 'running'
+RETURNING kind
+
+-- name: release_unowned
+-- dialect: postgresql
+-- A running lease dropped by id alone (force-analyze, ops tools): the in-flight worker's ack becomes a
+-- no-op, the attempt is refunded (an operator's click is not the job's failure); its kind.
+UPDATE crawler_jobs
+   SET state = 'pending', leased_until = NULL, attempts = GREATEST(0, attempts - 1),
+       lease_generation = lease_generation + 1, updated_at = statement_timestamp()
+ WHERE id = %(id)s AND state || '' = 'running'
+RETURNING kind
+
+-- name: release_unowned
+-- dialect: sqlite
+UPDATE crawler_jobs
+   SET state = 'pending', leased_until = NULL, attempts = max(0, attempts - 1),
+       lease_generation = lease_generation + 1, updated_at = %(now)s
+ WHERE id = %(id)s AND state = 'running'
+RETURNING kind
+
+-- name: reclaim_expired
+-- dialect: postgresql
+-- At worker boot: running rows whose lease already lapsed back to pending, attempt refunded. Safe beside
+-- live peers: a heartbeating worker's lease never lapses; this does eagerly what the claim does lazily,
+-- minus the attempt a crash would otherwise cost.
+UPDATE crawler_jobs
+   SET state = 'pending', leased_until = NULL, attempts = GREATEST(0, attempts - 1),
+       lease_generation = lease_generation + 1, updated_at = statement_timestamp()
+ WHERE state = 'running' AND leased_until < statement_timestamp()
+
+-- name: reclaim_expired
+-- dialect: sqlite
+UPDATE crawler_jobs
+   SET state = 'pending', leased_until = NULL, attempts = max(0, attempts - 1),
+       lease_generation = lease_generation + 1, updated_at = %(now)s
+ WHERE state = 'running' AND leased_until < %(now)s
+
+-- name: reap_done
+-- The housekeeping purge: done jobs last written before `cutoff`.
+DELETE FROM crawler_jobs WHERE state = 'done' AND updated_at < %(cutoff)s

@@ -36,14 +36,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models.functions import Now
 from django.utils import timezone
 
 from jobs import queries
-from jobs.guards import guarded_row, warn_stale
+from jobs.guards import warn_stale
 from jobs.kinds import decode
 from jobs.lease import Lease
-from jobs.models import JobState
 from jobs.payloads import Payload, PayloadError, source_of
 
 # The channel every job NOTIFY goes out on (`queries.sql`: enqueue_chunk, announce) and workers LISTEN to.
@@ -250,9 +248,8 @@ def _parse_json(raw: Any) -> Any:
 
 def _dead_letter_undecodable(job_id: uuid.UUID, generation: int, error: str) -> None:
     logger.error("lease: dead-lettering job=%s with an undecodable payload: %s", job_id, error)
-    guarded_row(job_id, generation).update(
-        state=JobState.DEAD, last_error=f"undecodable payload: {error}", leased_until=None, updated_at=Now()
-    )
+    params = {"id": job_id, "generation": generation, "error": f"undecodable payload: {error}"}
+    queries.run("dead_letter", {**params, **queries.clock()})
 
 
 # --- done acks -------------------------------------------------------------------------
@@ -260,15 +257,10 @@ def _dead_letter_undecodable(job_id: uuid.UUID, generation: int, error: str) -> 
 
 def ack_done(lease_: Lease) -> bool:
     """Mark done. A stale lease updates nothing, logs a warning and returns False."""
-    updated = guarded_row(lease_.id, lease_.lease_generation).update(
-        state=JobState.DONE, leased_until=None, updated_at=Now()
-    )
-    if not updated:
-        warn_stale("ack_done", lease_)
-    return updated == 1
+    return ack_done_many([lease_], op="ack_done") == 1
 
 
-def ack_done_many(leases: Sequence[Lease]) -> int:
+def ack_done_many(leases: Sequence[Lease], *, op: str = "ack_done_many") -> int:
     """`ack_done` for a batch in one statement; returns how many were still current.
 
     Each row keeps its own `(id, generation, running)` guard, so a stale lease
@@ -281,7 +273,7 @@ def ack_done_many(leases: Sequence[Lease]) -> int:
     acked = {queries.as_uuid(row[0]) for row in rows}
     for lease_ in leases:
         if lease_.id not in acked:
-            warn_stale("ack_done_many", lease_)
+            warn_stale(op, lease_)
     return len(acked)
 
 
