@@ -488,3 +488,9 @@ UPDATE crawler_jobs
 -- name: reap_done
 -- The housekeeping purge: done jobs last written before `cutoff`.
 DELETE FROM crawler_jobs WHERE state = 'done' AND updated_at < %(cutoff)s
+
+-- name: notify_status
+-- dialect: postgresql
+-- A worker's status row changed (`jobs.worker.status.notify`): dashboards LISTENing on crawler_status
+-- reread the rows. Delivered at commit.
+SELECT pg_notify('crawler_status', %(detail)s)

@@ -144,8 +144,8 @@ def _renew_ten() -> Operation:
 
 
 def operations(size: Size) -> list[Operation]:
-    from crawler.status.compose import queue_counts
     from jobs import housekeeping, queue
+    from jobs.counts import queue_counts
 
     client = operator_client()
     deep_api_page = max(1, int(size.mangas * 0.9) // 50)

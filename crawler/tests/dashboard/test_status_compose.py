@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from crawler import state_store
 from crawler.payloads import MetadataPass, SyncChapterContent
-from crawler.status.compose import GONE_AFTER, compose_status, most_interesting_phase, queue_counts
+from crawler.status.compose import GONE_AFTER, compose_status, most_interesting_phase
 from jobs import kinds, queue
+from jobs.counts import queue_counts
 from jobs.models import WorkerStatus
 from jobs.worker.status.phases import fetching_metadata, idle, reconciling, walking_list
 
