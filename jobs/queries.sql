@@ -263,9 +263,10 @@ RETURNING id
 
 -- name: requeue_dead
 -- dialect: postgresql
--- The dead jobs `ids` back to pending, one statement for a whole scope (10,000 dead jobs: one round
--- trip instead of three per job). `ranked` numbers each key's dead rows newest first; the newest is
--- revived (fresh attempts, generation bumped) unless a job with its key is in flight, the older ones
+-- The dead jobs `ids` (every one with `every`) back to pending, one statement for a whole scope
+-- (10,000 dead jobs: one round trip instead of three per job). `ranked` numbers each key's dead rows
+-- newest first; the newest is revived (fresh attempts, generation bumped) unless a job with its key is
+-- in flight, the older ones
 -- are marked failed (superseded) so the dead list empties. A key is revived once per statement, so the
 -- in-flight constraint holds unless a producer enqueues the same key meanwhile (the caller retries).
 -- Rows: (kind, revived) for the wake-ups.
@@ -273,7 +274,7 @@ WITH ranked AS (
     SELECT id, row_number() OVER (PARTITION BY COALESCE(dedup_key, id::text)
                                   ORDER BY updated_at DESC, created_at DESC) AS newest
       FROM crawler_jobs
-     WHERE state = 'dead' AND id = ANY(%(ids)s::uuid[])
+     WHERE state = 'dead' AND (%(every)s OR id = ANY(%(ids)s::uuid[]))
 ), superseded AS (
     UPDATE crawler_jobs j SET state = 'failed', updated_at = statement_timestamp()
       FROM ranked r
@@ -301,12 +302,12 @@ UPDATE crawler_jobs SET state = 'failed', updated_at = %(now)s
         SELECT id, row_number() OVER (PARTITION BY COALESCE(dedup_key, id)
                                       ORDER BY updated_at DESC, created_at DESC) AS newest
           FROM crawler_jobs
-         WHERE state = 'dead' AND id IN (SELECT value FROM json_each(%(ids)s))) AS ranked
+         WHERE state = 'dead' AND (%(every)s OR id IN (SELECT value FROM json_each(%(ids)s)))) AS ranked
      WHERE newest > 1);
 UPDATE crawler_jobs
    SET state = 'pending', attempts = 0, deferrals = 0, leased_until = NULL, scheduled_at = %(now)s,
        lease_generation = lease_generation + 1, updated_at = %(now)s
- WHERE state = 'dead' AND id IN (SELECT value FROM json_each(%(ids)s))
+ WHERE state = 'dead' AND (%(every)s OR id IN (SELECT value FROM json_each(%(ids)s)))
    AND NOT EXISTS (SELECT 1 FROM crawler_jobs t
                     WHERE t.dedup_key = crawler_jobs.dedup_key AND t.state IN ('pending', 'running'))
 RETURNING kind, 1

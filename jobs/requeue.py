@@ -72,15 +72,19 @@ def requeue_dead(scope: RequeueScope | str, target: Any = None, confirm: bool = 
     scope = RequeueScope(scope)
     if scope is RequeueScope.ALL and not confirm:
         raise ConfirmationRequired("requeue of every dead job needs confirm: true")
-    ids = list(dead_jobs_in_scope(scope, target).values_list("id", flat=True))
-    if not ids:
+    # Every dead job needs no list of ids; a manga's, a chapter's or one job's are a few.
+    every = scope is RequeueScope.ALL
+    ids = [] if every else list(dead_jobs_in_scope(scope, target).values_list("id", flat=True))
+    if not ids and not every:
         return 0
     tries = 0
     while True:
         try:
             with transaction.atomic():
                 revived: Counter[str] = Counter()
-                for kind, count in queries.run("requeue_dead", {"ids": queries.array(ids), **queries.clock()}):
+                for kind, count in queries.run(
+                    "requeue_dead", {"every": every, "ids": queries.array(ids), **queries.clock()}
+                ):
                     revived[kind] += count
                 announce(revived)
             return sum(revived.values())
