@@ -266,9 +266,9 @@ RETURNING id
 -- The dead jobs `ids` (every one with `every`) back to pending, one statement for a whole scope
 -- (10,000 dead jobs: one round trip instead of three per job). `ranked` numbers each key's dead rows
 -- newest first; the newest is revived (fresh attempts, generation bumped) unless a job with its key is
--- in flight, the older ones
--- are marked failed (superseded) so the dead list empties. A key is revived once per statement, so the
--- in-flight constraint holds unless a producer enqueues the same key meanwhile (the caller retries).
+-- in flight, the older ones are marked failed (superseded) so the dead list empties. A key is revived
+-- once per statement, so the in-flight constraint holds unless a producer enqueues the same key
+-- meanwhile (the caller retries).
 -- Rows: (kind, revived) for the wake-ups.
 WITH ranked AS (
     SELECT id, row_number() OVER (PARTITION BY COALESCE(dedup_key, id::text)
