@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from analysis import progress, service
 from analysis.backends.base import AnalysisError
@@ -23,9 +23,7 @@ from catalog.models import Page
 from catalog.storage import local_copy
 from jobs.errors import JobCancelled
 from jobs.kinds import Kind
-
-if TYPE_CHECKING:
-    from crawler.workers.handlers import JobContext
+from jobs.worker.hooks import JobContext
 
 logger = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from analysis.models import PageAnalysis
 from analysis.payloads import AnalyzePage
 from catalog.models import Page
 from jobs import housekeeping, ownership, queue, retry
+from jobs.lease import Lease
 from jobs.models import IN_FLIGHT_STATES, Job, JobState
-from jobs.queue import Lease
 
 logger = logging.getLogger(__name__)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from crawler.status.handle import StatusHandle
-from crawler.workers.roles import PublishedStatus
 from jobs.worker.loop import Worker, WorkerConfig
+from jobs.worker.status.handle import StatusHandle
+from jobs.worker.status.publish import PublishedStatus
 
 
 def analyze_worker(*, concurrency: int = 1, **overrides: Any) -> Worker:

@@ -625,7 +625,7 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
         )
     print(
         "note: PgQueuer deletes each finished job (a log row stays); we keep done rows until the reaper "
-        "(CRAWLER_DONE_RETENTION_DAYS) deletes them. Each phase starts from empty tables."
+        "(JOBS_DONE_RETENTION_DAYS) deletes them. Each phase starts from empty tables."
     )
     print("CPU in the no-op drain: each worker process's share of one core over the drain, machine busy share")
     for r in results:

@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from crawler.models import AuditEvent
-from crawler.status_notify import notify_status_changed
+from jobs.worker.status.notify import notify_status_changed
 
 
 def record(

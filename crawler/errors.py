@@ -88,7 +88,7 @@ class ChallengeNotPassed(SourceCoolingDown):
     go, so the source cools down until the next pass is allowed
     (CRAWLER_CHALLENGE_PASS_INTERVAL_SECS) and the job is deferred to then; a
     site that keeps challenging ends in dead-letter with this message after
-    CRAWLER_MAX_DEFERRALS.
+    JOBS_MAX_DEFERRALS.
     """
 
 

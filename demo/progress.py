@@ -44,7 +44,7 @@ def analysis_worker() -> Any:
         from analysis.worker import analyze_worker
     except ImportError:
         return None
-    return analyze_worker(concurrency=settings.CRAWLER_WORKERS)
+    return analyze_worker(concurrency=settings.JOBS_WORKERS)
 
 
 def drain_analysis(console: Console, worker: Any) -> None:

@@ -23,7 +23,7 @@ class PermanentError(Exception):
 class RetryLater(Exception):
     """The job's target asked to come back later: rescheduled at `until` without burning an attempt.
 
-    The queue bounds how often that may happen to one job (CRAWLER_MAX_DEFERRALS),
+    The queue bounds how often that may happen to one job (JOBS_MAX_DEFERRALS),
     so a target that always says "later" still ends in dead-letter.
     """
 

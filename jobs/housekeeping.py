@@ -1,6 +1,6 @@
 """Work on job rows no worker holds: the boot-time reclaim, the done reaper, and withdrawing or upgrading pending jobs.
 
-Each is one guarded statement (on `state`), so a row a worker leases or
+Each is one statement guarded on `state` (the named ones in `jobs/queries.sql`), so a row a worker leases or
 finishes meanwhile is left as it is.
 """
 
@@ -14,7 +14,7 @@ from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from jobs.guards import REFUND
+from jobs import queries
 from jobs.models import Job, JobState
 from jobs.payloads import Payload
 
@@ -39,16 +39,14 @@ def reclaim_orphaned() -> int:
     expired; this only does eagerly what `lease` would do lazily, minus the
     attempt a crash would otherwise cost.
     """
-    return Job.objects.filter(state=JobState.RUNNING, leased_until__lt=Now()).update(**REFUND, updated_at=Now())
+    return queries.execute("reclaim_expired", queries.clock())
 
 
 def reap_done(retention_days: int) -> int:
     """Delete done jobs older than `retention_days`; 0 disables the reaper."""
     if retention_days <= 0:
         return 0
-    cutoff = timezone.now() - timedelta(days=retention_days)
-    deleted, _ = Job.objects.filter(state=JobState.DONE, updated_at__lt=cutoff).delete()
-    return deleted
+    return queries.execute("reap_done", {"cutoff": timezone.now() - timedelta(days=retention_days)})
 
 
 def withdraw_pending(jobs: QuerySet[Job]) -> list[uuid.UUID]:

@@ -50,7 +50,7 @@ class Job(models.Model):
     attempts = models.IntegerField(default=0)
     max_attempts = models.IntegerField(default=5)
     # Times a source said "come back later" (Retry-After) for this job; bounded
-    # by CRAWLER_MAX_DEFERRALS so a source that always says it still dead-letters.
+    # by JOBS_MAX_DEFERRALS so a source that always says it still dead-letters.
     deferrals = models.IntegerField(default=0, db_default=0)
     lease_generation = models.BigIntegerField(default=0)
     leased_until = models.DateTimeField(null=True, blank=True)

@@ -12,16 +12,13 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
-from functools import reduce
-from operator import or_
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
-from django.db.models.functions import Now
 
-from jobs.guards import by_id_in_while_running, guarded_row, now_plus, warn_stale
+from jobs import queries
+from jobs.guards import warn_stale
+from jobs.lease import Lease
 from jobs.models import Job, JobState
-from jobs.queue import Lease
 
 
 @contextmanager
@@ -47,32 +44,23 @@ def holding(lease_: Lease) -> Iterator[bool]:
 
 def renew(lease_: Lease, lease_duration: timedelta) -> bool:
     """Heartbeat: extend a still-owned lease. False means it was lost; stop that job."""
-    updated = guarded_row(lease_.id, lease_.lease_generation).update(
-        leased_until=now_plus(lease_duration), updated_at=Now()
-    )
-    return updated == 1
+    return lease_.id in renew_many([lease_], lease_duration)
 
 
 def renew_many(leases: Sequence[Lease], lease_duration: timedelta) -> set[uuid.UUID]:
-    """`renew` for every lease a worker holds in one UPDATE; returns the ids still held.
+    """`renew` for every lease a worker holds in one statement (`renew_leases`); returns the ids still held.
 
     Each row keeps `renew`'s `(id, generation, running)` guard, so a lease
     that was released or re-leased meanwhile is left out of the answer and its
     worker drops that job, while the others are extended. The heartbeat runs
-    every CRAWLER_HEARTBEAT_SECS over at most the worker's concurrency: one
-    statement a beat when every lease is still held (the usual case), and a
-    second that reads which are when some were lost.
+    every JOBS_HEARTBEAT_SECS over at most the worker's concurrency: one
+    statement a beat.
     """
     if not leases:
         return set()
-    held = renewal_rows(leases)
-    if held.update(leased_until=now_plus(lease_duration), updated_at=Now()) == len({lease_.id for lease_ in leases}):
-        return {lease_.id for lease_ in leases}
-    # Some lease was lost: the rows that still match the guard are the ones held (a generation never comes back).
-    return set(held.values_list("id", flat=True))
-
-
-def renewal_rows(leases: Sequence[Lease]) -> QuerySet[Job]:
-    """The rows of `leases` still running under the generation each was leased with (primary-key probes)."""
-    pairs = reduce(or_, (Q(id=lease_.id, lease_generation=lease_.lease_generation) for lease_ in leases))
-    return by_id_in_while_running([lease_.id for lease_ in leases]).filter(pairs)
+    params = {
+        "ids": queries.array(lease_.id for lease_ in leases),
+        "generations": queries.array(lease_.lease_generation for lease_ in leases),
+        **queries.clock(lease_duration),
+    }
+    return {queries.as_uuid(row[0]) for row in queries.run("renew_leases", params)}

@@ -5,8 +5,9 @@ Apps define their payloads as subclasses of `Payload` (`crawler.payloads`,
 knows its kind, its dedup key (one in-flight job per key, enforced by the
 `crawler_jobs_inflight_dedup` partial unique constraint) and which catalog
 rows it names, so the queue can fill the job's denormalised columns without a
-query. Decoding is strict: an unknown kind or a malformed field raises
-`PayloadError`, which `queue.lease` turns into a dead-lettered row.
+query. Decoding (`jobs.kinds.decode`, where the registry is) is strict: an
+unknown kind or a malformed field raises `PayloadError`, which `queue.lease`
+turns into a dead-lettered row.
 """
 
 from __future__ import annotations
@@ -72,28 +73,6 @@ class Payload:
 
 
 _FIELD_TYPES: dict[str, type] = {"uuid.UUID": uuid.UUID, "str": str, "bool": bool}
-
-
-def decode(data: Any) -> Payload:
-    """Decode a stored payload into its registered kind; raise `PayloadError` naming what is wrong."""
-    from jobs.kinds import payload_type
-
-    if not isinstance(data, dict):
-        raise PayloadError(f"payload must be a JSON object, got {type(data).__name__}")
-    kind = data.get("kind")
-    cls = payload_type(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise PayloadError(f"unknown job kind {kind!r}")
-    kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if f.name in data:
-            kwargs[f.name] = data[f.name]
-        elif f.default is dataclasses.MISSING:
-            raise PayloadError(f"{kind} payload is missing field {f.name!r}")
-    try:
-        return cls(**kwargs)
-    except TypeError as exc:
-        raise PayloadError(f"{kind} payload is malformed: {exc}") from exc
 
 
 def source_of(payload: Payload) -> str:

@@ -1,9 +1,10 @@
 """The persistent job queue over `crawler_jobs`: with its neighbours below, the only code that writes job state.
 
-It stands on `jobs.models` and `jobs.payloads` alone. A lease's renewal is
-`jobs.ownership`, its unsuccessful ends `jobs.retry`, work on rows no worker
-holds `jobs.housekeeping`, dead-letter requeue `jobs.requeue`, the LISTEN
-side of wake-ups `jobs.wakeup`; the guards they all share `jobs.guards`.
+It stands on `jobs.models`, `jobs.payloads` and the named statements of
+`jobs.queries`. A lease's renewal is `jobs.ownership`, its unsuccessful ends
+`jobs.retry`, work on rows no worker holds `jobs.housekeeping`, dead-letter
+requeue `jobs.requeue`, the LISTEN side of wake-ups `jobs.wakeup`; the guards
+they all share `jobs.guards`.
 
 Workers `lease` rows, heartbeat with `renew` (`renew_many` for all they
 hold), and finish with `ack_done`, or `ack_failed`, `ack_dead`, `defer` or
@@ -13,13 +14,12 @@ lease that was released, reclaimed or expired and re-leased by someone else
 carries an older generation, so its late ack matches nothing and steps aside
 instead of clobbering the successor (the force-analyze race).
 
-Each operation has one implementation in the ORM: `lease` locks its
-candidates with `select_for_update(skip_locked=True)` on PostgreSQL, and on
-the embedded SQLite default the same semantics hold because every
-transaction is `BEGIN IMMEDIATE`, which serialises leasers on the database
-write lock. The three hot paths (claim, done acks, enqueue chunk) have a
-hand-written PostgreSQL statement in `jobs.sql`, used there, with the
-measurement that keeps each.
+The hot operations (enqueue a chunk, claim, done acks, the acks and claim of
+a worker's step) are one named statement each in `jobs/queries.sql`, with a
+SQLite variant beside the PostgreSQL one where the text must differ: on
+PostgreSQL the claim locks with `FOR UPDATE SKIP LOCKED`; on the embedded
+SQLite default every transaction is `BEGIN IMMEDIATE`, which serialises
+leasers on the database write lock.
 """
 
 from __future__ import annotations
@@ -36,15 +36,16 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
-from django.db.models.functions import Now
 from django.utils import timezone
 
-from jobs import sql
-from jobs.guards import guarded_row, now_plus, warn_stale
-from jobs.models import Job, JobState
-from jobs.payloads import Payload, PayloadError, decode, source_of
-from jobs.sql import NOTIFY_CHANNEL
+from jobs import queries
+from jobs.guards import warn_stale
+from jobs.kinds import decode
+from jobs.lease import Lease
+from jobs.payloads import Payload, PayloadError, source_of
+
+# The channel every job NOTIFY goes out on (`queries.sql`: enqueue_chunk, announce) and workers LISTEN to.
+NOTIFY_CHANNEL = "crawler_jobs"
 
 logger = logging.getLogger(__name__)
 
@@ -78,30 +79,6 @@ def Inserted(job_id: uuid.UUID) -> EnqueueResult:  # noqa: N802 - reads like an 
     return EnqueueResult(EnqueueStatus.INSERTED, job_id)
 
 
-@dataclass(frozen=True)
-class Lease:
-    id: uuid.UUID
-    payload: Payload
-    attempts: int
-    max_attempts: int
-    lease_generation: int
-
-    @property
-    def kind(self) -> str:
-        return self.payload.kind
-
-
-def _due_by() -> Now | datetime:
-    """What a job's `scheduled_at` must not pass to be leased now.
-
-    PostgreSQL's clock, so hosts with drifting clocks agree. SQLite is one
-    file on one machine, and its clock has milliseconds where Django stores
-    microseconds: a job enqueued in the same millisecond as a lease compared
-    as not due yet, so there it is this process's clock.
-    """
-    return Now() if connection.vendor == "postgresql" else timezone.now()
-
-
 # --- enqueue ---------------------------------------------------------------------
 
 # Rows per INSERT statement in `enqueue_many`.
@@ -132,54 +109,44 @@ def enqueue_many(
     batch = list(payloads)
     if max_attempts is not None and max_attempts < 1:
         raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
-    attempts = max_attempts if max_attempts is not None else settings.CRAWLER_MAX_ATTEMPTS
-    fast = sql.applies()
-    insert = sql.insert_chunk if fast else _insert_orm
+    attempts = max_attempts if max_attempts is not None else settings.JOBS_MAX_ATTEMPTS
     # One statement is atomic on its own; several need a transaction.
-    atomic: AbstractContextManager[Any] = (
-        transaction.atomic() if len(batch) > ENQUEUE_CHUNK or not fast else nullcontext()
-    )
+    atomic: AbstractContextManager[Any] = transaction.atomic() if len(batch) > ENQUEUE_CHUNK else nullcontext()
     results: list[EnqueueResult] = []
     with atomic:
         for start in range(0, len(batch), ENQUEUE_CHUNK):
             chunk = batch[start : start + ENQUEUE_CHUNK]
             ids = [uuid.uuid4() for _ in chunk]
-            inserted = insert(list(zip(ids, chunk, strict=True)), scheduled_at, attempts)
+            inserted = _insert_chunk(list(zip(ids, chunk, strict=True)), scheduled_at, attempts)
             results += [Inserted(job_id) if job_id in inserted else Skipped for job_id in ids]
     return results
 
 
-def _insert_orm(rows: list[tuple[uuid.UUID, Payload]], scheduled_at: datetime | None, attempts: int) -> set[uuid.UUID]:
-    """The chunk's rows in one multi-row insert that skips a conflicting dedup key; the ids that went in.
+def _insert_chunk(
+    rows: list[tuple[uuid.UUID, Payload]], scheduled_at: datetime | None, attempts: int
+) -> set[uuid.UUID]:
+    """Insert a chunk of pending jobs in one statement (`enqueue_chunk`); the ids that went in.
 
-    created_at grows by a microsecond per row, the lease tie-break that keeps
-    the given order (chapters by number) through to lease order.
+    The chunk travels as one JSON document: one literal to quote instead of
+    seven arrays of element literals, which dominated the client-side cost.
+    created_at grows by a microsecond per row where the database does not
+    stamp it itself (SQLite), the lease tie-break that keeps the given order.
     """
     now = timezone.now()
-    jobs = []
-    for ordinal, (job_id, payload) in enumerate(rows):
-        refs = payload.row_refs()
-        jobs.append(
-            Job(
-                id=job_id,
-                kind=payload.kind,
-                payload=payload.to_json(),
-                state=JobState.PENDING,
-                max_attempts=attempts,
-                dedup_key=payload.dedup_key(),
-                source_id=source_of(payload),
-                manga_id=refs["manga_id"],
-                chapter_id=refs["chapter_id"],
-                page_id=refs["page_id"],
-                created_at=now + timedelta(microseconds=ordinal),
-                updated_at=now,
-                scheduled_at=scheduled_at or now,
-            )
-        )
-    Job.objects.bulk_create(jobs, ignore_conflicts=True)
-    inserted = set(Job.objects.filter(id__in=[job.id for job in jobs]).values_list("id", flat=True))
-    announce({job.kind for job in jobs if job.id in inserted})
-    return inserted
+    document = [
+        {
+            "id": str(job_id),
+            "kind": payload.kind,
+            "payload": payload.to_json(),
+            "dedup_key": payload.dedup_key(),
+            "source_id": source_of(payload),
+            "created_at": queries.stored_time(now + timedelta(microseconds=ordinal)),
+            **{name: str(ref) if ref else None for name, ref in payload.row_refs().items()},
+        }
+        for ordinal, (job_id, payload) in enumerate(rows)
+    ]
+    params = {"rows": json.dumps(document), "max_attempts": attempts, "scheduled_at": scheduled_at, "now": now}
+    return {queries.as_uuid(row[0]) for row in queries.run("enqueue_chunk", params) if row[0] is not None}
 
 
 # --- lease -------------------------------------------------------------------------
@@ -203,51 +170,57 @@ def lease(
     """
     if max <= 0:
         return []
-    claim = sql.lease if sql.applies() else _lease_orm
-    claimed = claim(kinds, max, lease_duration, exclude_sources)
-    return _decode_leases(claimed)
+    statement = "lease_jobs_by_group" if _by_group(kinds, exclude_sources) else "lease_jobs"
+    return _decode_leases(_claim(statement, (), kinds, max, lease_duration, exclude_sources)[1])
 
 
-def _lease_orm(
+def _by_group(kinds: list[str] | None, exclude_sources: Collection[str]) -> bool:
+    """Whether a claim takes the per-group walk: it names kinds or leaves sources out (`queries.sql`)."""
+    return kinds is not None or bool(exclude_sources)
+
+
+def _claim(
+    statement: str,
+    acks: Sequence[Lease],
     kinds: list[str] | None,
     max: int,  # noqa: A002
     lease_duration: timedelta,
     exclude_sources: Collection[str],
-) -> list[tuple]:
-    """The claim in the ORM: lock the candidates (skipping rows others hold), claim them, read them back.
+) -> tuple[set[uuid.UUID], list[tuple]]:
+    """Run a claim statement; (ids acked, claimed rows (id, payload, attempts, max_attempts, generation) in lease order).
 
-    On PostgreSQL `FOR UPDATE SKIP LOCKED` keeps concurrent leasers apart; on
-    SQLite the transaction is `BEGIN IMMEDIATE`, which holds the write lock
-    from the first read, so leasers take turns.
+    A claimed row ends with its `ord` (UPDATE ... RETURNING does not promise
+    the walk's order: `ord` restores it); an acked row's `ord` is NULL.
     """
-    leasable = Q(state=JobState.PENDING) | Q(state=JobState.RUNNING, leased_until__lt=Now())
-    with transaction.atomic():
-        candidates = Job.objects.filter(leasable, scheduled_at__lte=_due_by())
-        if kinds is not None:
-            candidates = candidates.filter(kind__in=kinds)
-        if exclude_sources:
-            candidates = candidates.exclude(source_id__in=list(exclude_sources))
-        ids = list(
-            candidates.order_by("scheduled_at", "created_at")
-            .select_for_update(skip_locked=True)
-            .values_list("id", flat=True)[:max]
-        )
-        if not ids:
-            return []
-        Job.objects.filter(id__in=ids).update(
-            state=JobState.RUNNING,
-            attempts=F("attempts") + 1,
-            lease_generation=F("lease_generation") + 1,
-            leased_until=now_plus(lease_duration),
-            updated_at=Now(),
-        )
-        rows = {
-            r[0]: r
-            for r in Job.objects.filter(id__in=ids).values_list(
-                "id", "payload", "attempts", "max_attempts", "lease_generation"
-            )
-        }
-    return [rows[i] for i in ids]
+    rows = queries.run(statement, claim_params(kinds, max, lease_duration, exclude_sources, acks))
+    acked = {queries.as_uuid(row[0]) for row in rows if row[5] is None}
+    claimed = sorted((row for row in rows if row[5] is not None), key=lambda row: row[5])
+    return acked, [(queries.as_uuid(row[0]), *row[1:5]) for row in claimed]
+
+
+def claim_params(
+    kinds: list[str] | None,
+    max: int,  # noqa: A002
+    lease_duration: timedelta,
+    exclude_sources: Collection[str] = (),
+    acks: Sequence[Lease] = (),
+) -> dict[str, Any]:
+    """The named parameters of every claim statement (`lease_jobs`, `lease_jobs_by_group`, `lease_jobs_round_the_sources`)."""
+    return {
+        "any_kind": kinds is None,
+        "kinds": queries.array(kinds or ()),
+        "excluded": queries.array(sorted(exclude_sources)),
+        "max": max,
+        **_ack_params(acks),
+        **queries.clock(lease_duration),
+    }
+
+
+def _ack_params(acks: Sequence[Lease]) -> dict[str, str]:
+    return {
+        "ack_ids": queries.array(lease_.id for lease_ in acks),
+        "ack_generations": queries.array(lease_.lease_generation for lease_ in acks),
+    }
 
 
 def _decode_leases(rows: list[tuple]) -> list[Lease]:
@@ -275,9 +248,8 @@ def _parse_json(raw: Any) -> Any:
 
 def _dead_letter_undecodable(job_id: uuid.UUID, generation: int, error: str) -> None:
     logger.error("lease: dead-lettering job=%s with an undecodable payload: %s", job_id, error)
-    guarded_row(job_id, generation).update(
-        state=JobState.DEAD, last_error=f"undecodable payload: {error}", leased_until=None, updated_at=Now()
-    )
+    params = {"id": job_id, "generation": generation, "error": f"undecodable payload: {error}"}
+    queries.run("dead_letter", {**params, **queries.clock()})
 
 
 # --- done acks -------------------------------------------------------------------------
@@ -285,15 +257,10 @@ def _dead_letter_undecodable(job_id: uuid.UUID, generation: int, error: str) -> 
 
 def ack_done(lease_: Lease) -> bool:
     """Mark done. A stale lease updates nothing, logs a warning and returns False."""
-    updated = guarded_row(lease_.id, lease_.lease_generation).update(
-        state=JobState.DONE, leased_until=None, updated_at=Now()
-    )
-    if not updated:
-        warn_stale("ack_done", lease_)
-    return updated == 1
+    return ack_done_many([lease_], op="ack_done") == 1
 
 
-def ack_done_many(leases: Sequence[Lease]) -> int:
+def ack_done_many(leases: Sequence[Lease], *, op: str = "ack_done_many") -> int:
     """`ack_done` for a batch in one statement; returns how many were still current.
 
     Each row keeps its own `(id, generation, running)` guard, so a stale lease
@@ -302,26 +269,12 @@ def ack_done_many(leases: Sequence[Lease]) -> int:
     """
     if not leases:
         return 0
-    if sql.applies():
-        acked = sql.ack_done_many([lease_.id for lease_ in leases], [lease_.lease_generation for lease_ in leases])
-    else:
-        acked = _ack_done_many_orm(leases)
+    rows = queries.run("ack_done", {**_ack_params(leases), **queries.clock()})
+    acked = {queries.as_uuid(row[0]) for row in rows}
     for lease_ in leases:
         if lease_.id not in acked:
-            warn_stale("ack_done_many", lease_)
+            warn_stale(op, lease_)
     return len(acked)
-
-
-def _ack_done_many_orm(leases: Sequence[Lease]) -> set[uuid.UUID]:
-    """Each lease's guarded `ack_done` update, all in one transaction (one commit); the ids still current."""
-    with transaction.atomic():
-        return {
-            lease_.id
-            for lease_ in leases
-            if guarded_row(lease_.id, lease_.lease_generation).update(
-                state=JobState.DONE, leased_until=None, updated_at=Now()
-            )
-        }
 
 
 def ack_done_many_and_lease(
@@ -338,24 +291,13 @@ def ack_done_many_and_lease(
     the other together. Each ack keeps its `(id, generation, running)` guard
     and the claim keeps every property of `lease` but its order: on
     PostgreSQL, where several workers share the queue, a claim that names
-    kinds or leaves sources out goes round the sources (`jobs.sql`), also
+    kinds or leaves sources out goes round the sources (`lease_jobs_round_the_sources`), also
     with nothing to ack, so no source waits behind another's backlog.
     """
-    if max <= 0 or (not done and not sql.applies()):
-        return ack_done_many(done), lease(kinds, max, lease_duration, exclude_sources=exclude_sources)
-    if sql.applies():
-        acked, claimed = sql.ack_done_many_and_lease(
-            [lease_.id for lease_ in done],
-            [lease_.lease_generation for lease_ in done],
-            kinds,
-            max,
-            lease_duration,
-            exclude_sources,
-        )
-    else:
-        with transaction.atomic():
-            acked = _ack_done_many_orm(done)
-            claimed = _lease_orm(kinds, max, lease_duration, exclude_sources)
+    if max <= 0:
+        return ack_done_many(done), []
+    statement = "lease_jobs_round_the_sources" if _by_group(kinds, exclude_sources) else "lease_jobs"
+    acked, claimed = _claim(statement, done, kinds, max, lease_duration, exclude_sources)
     for lease_ in done:
         if lease_.id not in acked:
             warn_stale("ack_done_many_and_lease", lease_)
@@ -367,8 +309,7 @@ def announce(kinds: Iterable[str]) -> None:
 
     PostgreSQL only (delivered at commit); on SQLite idle workers poll.
     """
-    if not sql.applies():
+    if connection.vendor != "postgresql":
         return
-    with connection.cursor() as cursor:
-        for kind in sorted(set(kinds)):
-            cursor.execute("SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, kind])
+    for kind in sorted(set(kinds)):
+        queries.run("announce", {"kind": kind})

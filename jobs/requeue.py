@@ -7,14 +7,14 @@ idle workers are woken as for any new job.
 from __future__ import annotations
 
 import enum
-import uuid
+from collections import Counter
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
-from django.db.models.functions import Now
+from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
 
-from jobs.models import IN_FLIGHT_STATES, Job, JobState
+from jobs import queries
+from jobs.models import Job, JobState
 from jobs.queue import announce
 
 
@@ -72,91 +72,29 @@ def requeue_dead(scope: RequeueScope | str, target: Any = None, confirm: bool = 
     scope = RequeueScope(scope)
     if scope is RequeueScope.ALL and not confirm:
         raise ConfirmationRequired("requeue of every dead job needs confirm: true")
-    if connection.vendor == "postgresql":
-        return _requeue_dead_pg(dead_jobs_in_scope(scope, target))
-    rows = dead_jobs_in_scope(scope, target).order_by("-updated_at", "-created_at").values_list("id", "dedup_key")
-    newest: dict[Any, uuid.UUID] = {}
-    superseded: list[uuid.UUID] = []
-    for job_id, key in rows:
-        if key is None or key not in newest:
-            newest[key if key is not None else job_id] = job_id
-        else:
-            superseded.append(job_id)
-    revived_ids = [job_id for job_id in newest.values() if _revive(job_id)]
-    if revived_ids:
-        announce(Job.objects.filter(id__in=revived_ids).values_list("kind", flat=True).distinct())
-    if superseded:
-        Job.objects.filter(id__in=superseded, state=JobState.DEAD).update(state=JobState.FAILED, updated_at=Now())
-    return len(revived_ids)
-
-
-# The requeue of a whole scope in one statement (10,000 dead jobs: one round trip instead of three per
-# job). `ranked` numbers each key's dead rows newest first; the newest is revived unless a job with its key
-# is in flight, the older ones are marked failed (superseded). A key can be revived only once per
-# statement, so the in-flight constraint holds unless a producer enqueues the same key meanwhile.
-_PG_REQUEUE_DEAD_SQL = """
-WITH ranked AS (
-    SELECT id, row_number() OVER (PARTITION BY COALESCE(dedup_key, id::text)
-                                  ORDER BY updated_at DESC, created_at DESC) AS newest
-      FROM crawler_jobs
-     WHERE state = 'dead' AND id IN ({scope})
-), superseded AS (
-    UPDATE crawler_jobs j SET state = 'failed', updated_at = statement_timestamp()
-      FROM ranked r
-     WHERE j.id = r.id AND r.newest > 1 AND j.state = 'dead'
-), revived AS (
-    UPDATE crawler_jobs j
-       SET state = 'pending', attempts = 0, deferrals = 0, leased_until = NULL,
-           scheduled_at = statement_timestamp(), lease_generation = j.lease_generation + 1,
-           updated_at = statement_timestamp()
-      FROM ranked r
-     WHERE j.id = r.id AND r.newest = 1 AND j.state = 'dead'
-       AND NOT EXISTS (SELECT 1 FROM crawler_jobs t
-                        WHERE t.dedup_key = j.dedup_key AND t.state IN ('pending', 'running'))
-    RETURNING j.kind
-)
-SELECT kind, count(*) FROM revived GROUP BY kind
-"""
-
-# Tries of the statement: a producer that enqueues a revived key between our check and update makes it
-# fail on the in-flight constraint; the next try sees that job and leaves the key to it.
-_REQUEUE_TRIES = 3
-
-
-def _requeue_dead_pg(scope: QuerySet[Job]) -> int:
-    chosen, params = scope.values("id").query.sql_with_params()
+    # Every dead job needs no list of ids; a manga's, a chapter's or one job's are a few.
+    every = scope is RequeueScope.ALL
+    ids = [] if every else list(dead_jobs_in_scope(scope, target).values_list("id", flat=True))
+    if not ids and not every:
+        return 0
     tries = 0
     while True:
         try:
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute(_PG_REQUEUE_DEAD_SQL.format(scope=chosen), params)
-                revived = dict(cursor.fetchall())
+            with transaction.atomic():
+                revived: Counter[str] = Counter()
+                for kind, count in queries.run(
+                    "requeue_dead", {"every": every, "ids": queries.array(ids), **queries.clock()}
+                ):
+                    revived[kind] += count
                 announce(revived)
             return sum(revived.values())
         except IntegrityError:
+            # A producer enqueued a revived key between the check and the update: the next try sees that
+            # job and leaves the key to it.
             tries += 1
             if tries >= _REQUEUE_TRIES:
                 raise
 
 
-def _revive(job_id: uuid.UUID) -> int:
-    in_flight_twin = Job.objects.filter(dedup_key=OuterRef("dedup_key"), state__in=IN_FLIGHT_STATES)
-    try:
-        with transaction.atomic():
-            return (
-                Job.objects.filter(id=job_id, state=JobState.DEAD)
-                .exclude(Exists(in_flight_twin))
-                .update(
-                    state=JobState.PENDING,
-                    attempts=0,
-                    deferrals=0,
-                    leased_until=None,
-                    scheduled_at=Now(),
-                    lease_generation=F("lease_generation") + 1,
-                    updated_at=Now(),
-                )
-            )
-    except IntegrityError:
-        # A producer enqueued the same key between our check and update:
-        # that in-flight job already does the work.
-        return 0
+# Tries of the statement (`requeue_dead` in queries.sql) when a producer races it on a key.
+_REQUEUE_TRIES = 3

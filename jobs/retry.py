@@ -1,7 +1,7 @@
 """What becomes of a leased job that did not succeed: retried after a jittered backoff, dead-lettered, deferred or given back.
 
-Every call here keeps the queue's compare-and-set guard on
-`(id, lease_generation, state='running')` (`jobs.queue`): a stale lease
+Every call here is a named statement (`jobs/queries.sql`) keeping the queue's
+compare-and-set guard on `(id, lease_generation, state='running')`: a stale lease
 updates nothing, logs a warning and gets False. Giving a lease back
 (`release`, `defer`, `release_unowned`) refunds the attempt; failing it
 (`ack_failed`) spends one.
@@ -13,14 +13,14 @@ import logging
 import random
 import uuid
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
-from django.db.models import F
-from django.db.models.functions import Now
 
-from jobs.guards import REFUND, by_id_while_running, guarded_row, now_plus, warn_stale
-from jobs.models import Job, JobState
-from jobs.queue import Lease, announce
+from jobs import queries
+from jobs.guards import warn_stale
+from jobs.lease import Lease
+from jobs.queue import announce
 
 logger = logging.getLogger(__name__)
 
@@ -62,64 +62,37 @@ def backoff_for(attempts: int) -> timedelta:
 
 def ack_failed(lease_: Lease, error: str) -> bool:
     """Record a failed attempt: dead at `max_attempts`, else pending again after a jittered backoff."""
-    guarded = guarded_row(lease_.id, lease_.lease_generation)
     if lease_.attempts >= lease_.max_attempts:
-        updated = guarded.update(state=JobState.DEAD, last_error=error, leased_until=None, updated_at=Now())
-    else:
-        updated = guarded.update(
-            state=JobState.PENDING,
-            last_error=error,
-            leased_until=None,
-            scheduled_at=now_plus(backoff_for(lease_.attempts)),
-            updated_at=Now(),
-        )
-    if not updated:
-        warn_stale("ack_failed", lease_)
-    return updated == 1
+        return _settle("ack_failed", "dead_letter", lease_, error=error)
+    return _settle("ack_failed", "retry_later", lease_, error=error, backoff=backoff_for(lease_.attempts))
 
 
 def ack_dead(lease_: Lease, error: str) -> bool:
     """Dead-letter now, whatever the attempt count: the failure is deterministic (`PermanentError`)."""
-    updated = guarded_row(lease_.id, lease_.lease_generation).update(
-        state=JobState.DEAD, last_error=error, leased_until=None, updated_at=Now()
-    )
-    if not updated:
-        warn_stale("ack_dead", lease_)
-    return updated == 1
+    return _settle("ack_dead", "dead_letter", lease_, error=error)
 
 
 def defer(lease_: Lease, until: datetime, reason: str) -> bool:
     """Back to pending at `until` without burning an attempt (the source said Retry-After).
 
-    Bounded by CRAWLER_MAX_DEFERRALS: past it the job is dead-lettered with a
+    Bounded by JOBS_MAX_DEFERRALS: past it the job is dead-lettered with a
     reason saying so, so a source that always answers "later" cannot keep a
     job alive forever.
     """
-    limit = settings.CRAWLER_MAX_DEFERRALS
-    guarded = guarded_row(lease_.id, lease_.lease_generation)
-    updated = guarded.filter(deferrals__lt=limit).update(
-        **REFUND, deferrals=F("deferrals") + 1, last_error=reason, scheduled_at=until, updated_at=Now()
-    )
-    if not updated:
-        updated = guarded.update(
-            state=JobState.DEAD,
-            last_error=f"deferred {limit} times (CRAWLER_MAX_DEFERRALS); last: {reason}",
-            leased_until=None,
-            updated_at=Now(),
-        )
-    if not updated:
-        warn_stale("defer", lease_)
-    return updated == 1
+    limit = settings.JOBS_MAX_DEFERRALS
+    if _write("defer", lease_, error=reason, until=until, limit=limit):
+        return True
+    return _settle("defer", "dead_letter", lease_, error=f"deferred {limit} times (JOBS_MAX_DEFERRALS); last: {reason}")
 
 
 def release(lease_: Lease) -> bool:
     """Give a held lease back without burning an attempt (shutdown, session expired)."""
-    updated = guarded_row(lease_.id, lease_.lease_generation).update(**REFUND, updated_at=Now())
-    if updated:
-        announce([lease_.kind])
+    kinds = queries.run("release", {"id": lease_.id, "generation": lease_.lease_generation, **queries.clock()})
+    if kinds:
+        announce(kind for (kind,) in kinds)
     else:
         warn_stale("release", lease_)
-    return updated == 1
+    return len(kinds) == 1
 
 
 def release_unowned(job_id: uuid.UUID) -> bool:
@@ -128,9 +101,23 @@ def release_unowned(job_id: uuid.UUID) -> bool:
     Bumps the generation so the in-flight worker's eventual ack is a no-op,
     and refunds the attempt: an operator's click is not the job's failure.
     """
-    updated = by_id_while_running(job_id).update(**REFUND, updated_at=Now())
-    if updated:
-        announce(Job.objects.filter(id=job_id).values_list("kind", flat=True))
+    kinds = queries.run("release_unowned", {"id": job_id, **queries.clock()})
+    if kinds:
+        announce(kind for (kind,) in kinds)
     else:
         logger.warning("release_unowned: job=%s is not running (already finished or never leased); skipping", job_id)
-    return updated == 1
+    return len(kinds) == 1
+
+
+def _write(statement: str, lease_: Lease, *, backoff: timedelta = timedelta(0), **params: Any) -> bool:
+    """Run a guarded write on the lease's row (`queries.sql`); whether it was still held."""
+    guard = {"id": lease_.id, "generation": lease_.lease_generation}
+    return bool(queries.run(statement, {**guard, **params, **queries.clock(backoff)}))
+
+
+def _settle(op: str, statement: str, lease_: Lease, **params: Any) -> bool:
+    """`_write`, and a warning naming `op` when the lease was no longer held."""
+    written = _write(statement, lease_, **params)
+    if not written:
+        warn_stale(op, lease_)
+    return written

@@ -2,7 +2,7 @@
 
 On PostgreSQL a dedicated autocommit connection LISTENs (around a transaction
 pooler when DATABASE_DIRECT_URL is set); elsewhere waits are an interruptible
-poll (`CRAWLER_POLL_SECS`).
+poll (`JOBS_POLL_SECS`).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class JobListener:
     On PostgreSQL a dedicated autocommit connection LISTENs for the NOTIFY that
     `enqueue` sends, so a new job starts within milliseconds. Elsewhere (SQLite,
     or behind PgBouncer without DATABASE_DIRECT_URL: see `can_listen`) `wait`
-    is an interruptible poll interval, so a new job waits up to CRAWLER_POLL_SECS. Open it before the first lease so
+    is an interruptible poll interval, so a new job waits up to JOBS_POLL_SECS. Open it before the first lease so
     a job enqueued between an empty lease and the wait is not missed.
     """
 

@@ -25,7 +25,7 @@ def invalid(name: str, rule: str) -> ImproperlyConfigured:
     return ImproperlyConfigured(f"Invalid value for environment variable {name}={value!r}: {rule}")
 
 
-# What each parser accepts, for values that do not even parse (`CRAWLER_POLL_SECS=soon`).
+# What each parser accepts, for values that do not even parse (`JOBS_POLL_SECS=soon`).
 ACCEPTS = {
     environ.Env.int: "must be an integer",
     environ.Env.float: "must be a number",

@@ -7,14 +7,16 @@ readers live in `mangalord.env_readers`; DATABASES and the S3 backend's options
 are built in `mangalord.database_config` and `mangalord.storage_config`.
 """
 
+import os
 import re
+import warnings
 from datetime import timedelta
 from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from catalog.disk import parse_floor, parse_quota
+from mangalord import renamed_env
 from mangalord.database_config import database
 from mangalord.env_readers import (
     env,
@@ -29,6 +31,7 @@ from mangalord.env_readers import (
     strict_bool,
 )
 from mangalord.secret import secret_key
+from mangalord.sizes import parse_floor, parse_quota
 from mangalord.storage_config import s3_storage
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -36,6 +39,12 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 _env_file = BASE_DIR / ".env"
 if _env_file.exists():
     environ.Env.read_env(str(_env_file))
+
+# The engine's settings were CRAWLER_* before they were JOBS_*: an old name is read for one release, with a warning.
+_renamed, _deprecations = renamed_env.resolve(os.environ)
+os.environ.update(_renamed)
+for _message in _deprecations:
+    warnings.warn(_message, renamed_env.RenamedSettingWarning, stacklevel=1)
 
 
 # Relative to the project directory, so `./data` in a copied .env means the same folder from any cwd.
@@ -148,7 +157,7 @@ DATABASE_DIRECT_URL = read(
 
 DATABASES = {"default": database(DATABASE_POOLER, DATA_DIR)}
 if DATABASE_DIRECT_URL:
-    # Around the pooler: a worker's status row is written here while the pooler is down (crawler.status.publish),
+    # Around the pooler: a worker's status row is written here while the pooler is down (jobs.worker.status.publish),
     # so the dashboard can say since when its database path is unavailable. Tests mirror it onto default.
     DATABASES[DIRECT_DB] = {
         **env.db_url_config(DATABASE_DIRECT_URL),
@@ -268,20 +277,30 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# --- Job engine (JOBS_*, read under their old CRAWLER_* names for one release: mangalord.renamed_env) ---
+JOBS_JOB_TIMEOUT_SECS = positive("JOBS_JOB_TIMEOUT_SECS", 600)
+JOBS_WORKERS = positive("JOBS_WORKERS", 2)
+JOBS_LEASE_SECS = positive("JOBS_LEASE_SECS", 60)
+JOBS_HEARTBEAT_SECS = positive("JOBS_HEARTBEAT_SECS", 20)
+if JOBS_HEARTBEAT_SECS >= JOBS_LEASE_SECS:
+    raise ImproperlyConfigured(
+        "Invalid value for environment variable JOBS_HEARTBEAT_SECS: must be shorter than JOBS_LEASE_SECS"
+    )
+JOBS_MAX_ATTEMPTS = positive("JOBS_MAX_ATTEMPTS", 5)
+JOBS_MAX_DEFERRALS = positive("JOBS_MAX_DEFERRALS", 20)
+JOBS_DONE_RETENTION_DAYS = non_negative("JOBS_DONE_RETENTION_DAYS", 7)
+JOBS_CIRCUIT_BREAKER_THRESHOLD = positive("JOBS_CIRCUIT_BREAKER_THRESHOLD", 5)
+JOBS_CIRCUIT_BREAKER_COOLDOWN_SECS = positive("JOBS_CIRCUIT_BREAKER_COOLDOWN_SECS", 120)
+# A worker's job threads keep their database connection across jobs and reconnect only when it broke
+# or is this old (the DATABASES CONN_MAX_AGE of 0 applies to web requests, not to these long-lived threads).
+JOBS_CONN_MAX_AGE_SECS = read(
+    "JOBS_CONN_MAX_AGE_SECS", env.float, 600.0, lambda v: v >= 0, "must be a number of seconds, 0 or more"
+)
+JOBS_POLL_SECS = read("JOBS_POLL_SECS", env.float, 5.0, lambda v: v > 0, "must be a positive number")
+
 # --- Crawler -----------------------------------------------------------------
-CRAWLER_JOB_TIMEOUT_SECS = positive("CRAWLER_JOB_TIMEOUT_SECS", 600)
 CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES = positive("CRAWLER_METADATA_MAX_CONSECUTIVE_FAILURES", 5)
 CRAWLER_BROWSER_RESTART_THRESHOLD = positive("CRAWLER_BROWSER_RESTART_THRESHOLD", 3)
-CRAWLER_WORKERS = positive("CRAWLER_WORKERS", 2)
-CRAWLER_LEASE_SECS = positive("CRAWLER_LEASE_SECS", 60)
-CRAWLER_HEARTBEAT_SECS = positive("CRAWLER_HEARTBEAT_SECS", 20)
-if CRAWLER_HEARTBEAT_SECS >= CRAWLER_LEASE_SECS:
-    raise ImproperlyConfigured(
-        "Invalid value for environment variable CRAWLER_HEARTBEAT_SECS: must be shorter than CRAWLER_LEASE_SECS"
-    )
-CRAWLER_MAX_ATTEMPTS = positive("CRAWLER_MAX_ATTEMPTS", 5)
-CRAWLER_MAX_DEFERRALS = positive("CRAWLER_MAX_DEFERRALS", 20)
-CRAWLER_DONE_RETENTION_DAYS = non_negative("CRAWLER_DONE_RETENTION_DAYS", 7)
 # Free space kept under MEDIA_ROOT: below it page downloads pause (jobs released, nothing failed) until
 # there is room again. Bytes with a unit (5GiB, 500MB) or a share of the disk (5%); 0 turns the guard off.
 CRAWLER_MIN_FREE_DISK = read(
@@ -299,14 +318,6 @@ CRAWLER_MAX_IMAGE_PIXELS = positive("CRAWLER_MAX_IMAGE_PIXELS", 50_000_000)
 # at ingest, and a scaled or converted copy is never wider than its decoder can make within it.
 IMAGE_DECODE_BUDGET_MB = positive("IMAGE_DECODE_BUDGET_MB", 150)
 CRAWLER_METADATA_INTERVAL = positive("CRAWLER_METADATA_INTERVAL", 3600)
-CRAWLER_CIRCUIT_BREAKER_THRESHOLD = positive("CRAWLER_CIRCUIT_BREAKER_THRESHOLD", 5)
-CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS = positive("CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS", 120)
-# A worker's job threads keep their database connection across jobs and reconnect only when it broke
-# or is this old (the DATABASES CONN_MAX_AGE of 0 applies to web requests, not to these long-lived threads).
-CRAWLER_CONN_MAX_AGE_SECS = read(
-    "CRAWLER_CONN_MAX_AGE_SECS", env.float, 600.0, lambda v: v >= 0, "must be a number of seconds, 0 or more"
-)
-CRAWLER_POLL_SECS = read("CRAWLER_POLL_SECS", env.float, 5.0, lambda v: v > 0, "must be a positive number")
 CRAWLER_HTTP_TIMEOUT_SECS = read(
     "CRAWLER_HTTP_TIMEOUT_SECS", env.float, 30.0, lambda v: v > 0, "must be a positive number"
 )

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db import connection
 
-# How the statement is run: `cursor.execute` alone, or one of jobs.sql's fetchers with planner settings around it.
+# How the statement is run: `cursor.execute` alone, or with its planner settings around it (jobs.queries.explain_with_settings).
 Fetch = Callable[[Any, str, dict[str, Any]], list[tuple]]
 
 

@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     django.setup()
     counter = _count_queries()
 
-    from crawler.status.handle import StatusHandle
-    from crawler.status.publish import StatusPublisher
+    from jobs.worker.status.handle import StatusHandle
+    from jobs.worker.status.publish import StatusPublisher
 
     status = StatusHandle(worker_count=2)
     with StatusPublisher(status, role="crawl", kinds=["sync_chapter_content"]):

@@ -21,10 +21,10 @@ from conftest import REPO_ROOT
 # Short leases so a killed worker's lease expires within a test's patience; a
 # quick poll so idle workers notice a refreshed session or a new job fast.
 FAST_ENV = {
-    "CRAWLER_LEASE_SECS": "3",
-    "CRAWLER_HEARTBEAT_SECS": "1",
-    "CRAWLER_POLL_SECS": "0.2",
-    "CRAWLER_WORKERS": "1",
+    "JOBS_LEASE_SECS": "3",
+    "JOBS_HEARTBEAT_SECS": "1",
+    "JOBS_POLL_SECS": "0.2",
+    "JOBS_WORKERS": "1",
     "ANALYSIS_ENABLED": "false",
     "LOG_LEVEL": "INFO",
 }
@@ -185,8 +185,8 @@ def demo_downloads_queued(demo_site_factory: Any) -> Any:
     """A demo manga of two 3-page chapters, its metadata pass run here: the two page-download jobs it queued."""
     from catalog.models import Source
     from crawler.passes.metadata_pass import run_metadata_pass
-    from crawler.status.handle import StatusHandle
     from jobs.models import Job
+    from jobs.worker.status.handle import StatusHandle
 
     site = demo_site_factory(mangas=1, chapters=(2, 2), pages=(3, 3))
     source = Source.objects.create(id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url)

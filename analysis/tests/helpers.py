@@ -11,10 +11,10 @@ from PIL import Image, ImageDraw, ImageFont
 from analysis.handlers import handle_analyze_page
 from analysis.payloads import AnalyzePage
 from analysis.worker import analyze_worker
-from crawler.status.handle import StatusHandle
 from crawler.workers.handlers import JobContext
 from jobs import queue
-from jobs.queue import Lease
+from jobs.lease import Lease
+from jobs.worker.status.handle import StatusHandle
 
 
 def text_page(text: str = "CHAPTER 2 PAGE 3", size: tuple[int, int] = (800, 1200), fmt: str = "PNG") -> bytes:

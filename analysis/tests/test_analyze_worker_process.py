@@ -11,10 +11,10 @@ import pytest
 from analysis.models import PageAnalysis
 from catalog.models import Chapter, Page, Source
 from crawler.passes.metadata_pass import run_metadata_pass
-from crawler.status.handle import StatusHandle
 from crawler.workers.handlers import JobContext
 from jobs import kinds, queue
 from jobs.models import Job, JobState
+from jobs.worker.status.handle import StatusHandle
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 

@@ -73,7 +73,7 @@ def test_failed_attempt_keeps_the_raw_text_and_goes_back_to_pending(make_page, v
 
 
 def test_last_failed_attempt_dead_letters_the_job(make_page, vision_server, settings):
-    settings.CRAWLER_MAX_ATTEMPTS = 1
+    settings.JOBS_MAX_ATTEMPTS = 1
     page = make_page()
     enqueue_for_page(page)
     vision_server.error(500, "still down")
@@ -117,7 +117,7 @@ def test_record_duration_gate_failed_non_terminal_retries_of_a_force_reanalysis_
 ):
     """A done row with a known duration, force re-analysed by a failing backend with
     max_attempts=3; neither non-terminal failure overwrites duration_ms (nor the last good results)."""
-    settings.CRAWLER_MAX_ATTEMPTS = 3
+    settings.JOBS_MAX_ATTEMPTS = 3
     page = make_page()
     analyzed_at = timezone.now()
     PageAnalysis.objects.create(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from analysis.progress import analysing, page_finished
-from crawler.status.handle import StatusHandle
+from jobs.worker.status.handle import StatusHandle
 
 
 def test_each_finished_page_moves_the_workers_phase():

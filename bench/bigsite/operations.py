@@ -97,12 +97,13 @@ def _deep_latest_cursor(size: Size) -> str:
 
 def _last_chapters_cursor() -> str:
     """The OPDS feed's `after` cursor that opens the 2,000-chapter manga's last page (found once, untimed)."""
+    from catalog import chapter_order
     from catalog.api import seek
     from catalog.models import Chapter
-    from reader.opds_views import CHAPTER_KEYS
 
-    chapters = Chapter.objects.filter(manga_id=LONG_MANGA_ID).order_by(*seek.order_of(CHAPTER_KEYS))
-    return seek.encode(chapters[LONG_MANGA_CHAPTERS - 50 - 1], CHAPTER_KEYS)
+    keys = chapter_order.CURSOR_KEYS
+    chapters = Chapter.objects.filter(manga_id=LONG_MANGA_ID).annotate(volume_order=chapter_order.VOLUME_ORDER)
+    return seek.encode(chapters.order_by(*seek.order_of(keys))[LONG_MANGA_CHAPTERS - 50 - 1], keys)
 
 
 def _deep_backlog_cursor(size: Size) -> str:
@@ -143,8 +144,8 @@ def _renew_ten() -> Operation:
 
 
 def operations(size: Size) -> list[Operation]:
-    from console.status.compose import queue_counts
     from jobs import housekeeping, queue
+    from jobs.counts import queue_counts
 
     client = operator_client()
     deep_api_page = max(1, int(size.mangas * 0.9) // 50)

@@ -20,8 +20,8 @@ from django.conf import settings
 from django.db import connection
 
 from console.dashboard.run import Run
-from crawler.status_notify import STATUS_CHANNEL, STATUS_GROUP
 from jobs.wakeup import can_listen, listen_connection
+from jobs.worker.status.notify import STATUS_CHANNEL, STATUS_GROUP
 
 logger = logging.getLogger(__name__)
 

@@ -7,12 +7,9 @@ GROUP BY) and passes it in, so many dashboard tabs do not multiply that query.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import connection
-from django.db.models import Count
 from django.utils import timezone
 
 from console.status.source_stats import source_stats
@@ -20,69 +17,17 @@ from crawler import state_store
 from crawler.clearance import rows as clearance_store
 from crawler.passes import disk_guard
 from crawler.politeness import limiter
-from crawler.status.publish import HEARTBEAT_SECS
-from jobs import kinds, sql
-from jobs.models import Job, JobState, WorkerStatus
+from jobs.counts import queue_counts
+from jobs.models import WorkerStatus
+from jobs.worker.status.publish import HEARTBEAT_SECS
 
 # A worker that missed three heartbeats is gone (killed, host down, hung).
 GONE_AFTER = timedelta(seconds=3 * HEARTBEAT_SECS)
 # Gone workers stay listed this long so an operator notices them, then drop out.
 GONE_LISTED_FOR = timedelta(hours=1)
 
-COUNTED_STATES = (JobState.PENDING, JobState.RUNNING, JobState.DEAD)
-
 # Most interesting first: what an operator most wants to see in the hero.
 PHASE_PRIORITY = ("fetching_metadata", "reconciling", "cover_backfill", "walking_list", "idle")
-
-
-# A (kind, state) group is counted exactly up to this many jobs; a bigger one is the planner's estimate.
-COUNT_EXACT_UP_TO = 10_000
-
-# One statement: per counted state (a literal, so the partial index crawler_jobs_counted_idx
-# applies) and kind, the jobs counted by an index-only walk that stops after COUNT_EXACT_UP_TO + 1.
-# A million pending jobs used to be a parallel scan on every status request (351 ms). It runs with
-# sequential and bitmap scans off (jobs.sql.fetch_walking_an_index): the walk must stop at the bound.
-_PG_CAPPED_COUNTS = "\nUNION ALL\n".join(
-    f"""SELECT k.kind, '{state.value}',
-       (SELECT count(*) FROM (SELECT 1 FROM crawler_jobs j WHERE j.state = '{state.value}' AND j.kind = k.kind
-                              LIMIT %(limit)s) AS capped)
-  FROM unnest(%(kinds)s::text[]) AS k(kind)"""
-    for state in COUNTED_STATES
-)
-
-
-def queue_counts() -> dict[str, Any]:
-    """`counts[kind][state]` for the in-flight and dead states of every kind, zeros included.
-
-    On PostgreSQL a group of more than COUNT_EXACT_UP_TO jobs is the
-    planner's estimate (never below that bound), listed in
-    `counts[kind]["estimated"]` so the dashboard marks it: what it costs no
-    longer grows with the backlog.
-    """
-    counts: dict[str, Any] = {kind: {state.value: 0 for state in COUNTED_STATES} for kind in kinds.names()}
-    if connection.vendor != "postgresql":
-        rows = Job.objects.filter(state__in=COUNTED_STATES).values_list("kind", "state").annotate(n=Count("id"))
-        for kind, state, n in rows.order_by():
-            counts.setdefault(kind, {s.value: 0 for s in COUNTED_STATES})[state] = n
-        return counts
-    with connection.cursor() as cursor:
-        capped = sql.fetch_walking_an_index(
-            cursor, _PG_CAPPED_COUNTS, {"kinds": list(counts), "limit": COUNT_EXACT_UP_TO + 1}
-        )
-        for kind, state, n in capped:
-            if n > COUNT_EXACT_UP_TO:
-                n = max(_estimated(cursor, kind, state), COUNT_EXACT_UP_TO)
-                counts[kind].setdefault("estimated", []).append(state)
-            counts[kind][state] = n
-    return counts
-
-
-def _estimated(cursor: Any, kind: str, state: str) -> int:
-    """The planner's row estimate for one (kind, state) group: statistics, no rows read."""
-    cursor.execute("EXPLAIN (FORMAT JSON) SELECT 1 FROM crawler_jobs WHERE state = %s AND kind = %s", [state, kind])
-    plan = cursor.fetchone()[0]
-    plan = json.loads(plan) if isinstance(plan, str) else plan
-    return int(plan[0]["Plan"]["Plan Rows"])
 
 
 def most_interesting_phase(phases: list[dict[str, Any]]) -> dict[str, Any]:

@@ -38,8 +38,8 @@ from crawler.passes.page_rows import insert_page_rows
 from crawler.pipeline_signals import chapter_downloaded
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceChapter
-from crawler.status.handle import StatusHandle
 from jobs.errors import JobCancelled
+from jobs.worker.status.handle import StatusHandle
 
 logger = logging.getLogger(__name__)
 

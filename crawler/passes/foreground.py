@@ -16,8 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 
 from catalog.models import Source
 from crawler.errors import CrawlerError
-from crawler.status.handle import StatusHandle
 from jobs import queue
+from jobs.worker.status.handle import StatusHandle
 
 
 def target_sources(source_ids: list[str] | None) -> list[Source]:

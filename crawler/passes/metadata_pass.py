@@ -27,9 +27,9 @@ from crawler.passes.pipeline import CoverOutcome, MangaOutcome, MetadataOutcome,
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
 from crawler.sources.factory import get_source
-from crawler.status import phases
-from crawler.status.handle import StatusHandle
 from jobs.errors import JobCancelled
+from jobs.worker.status import phases
+from jobs.worker.status.handle import StatusHandle
 
 if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager

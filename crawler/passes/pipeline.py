@@ -26,7 +26,7 @@ from crawler.errors import CrawlerError, RetryLater, SessionExpired, SourceBusy
 from crawler.passes.chapters import ChapterSyncResult, sync_chapters
 from crawler.sources.base import MangaDetail, MangaMetadata, SourceMangaRef
 from crawler.sources.base import Source as SourceAdapter
-from crawler.status.handle import StatusHandle
+from jobs.worker.status.handle import StatusHandle
 
 logger = logging.getLogger(__name__)
 

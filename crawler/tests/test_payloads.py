@@ -15,7 +15,8 @@ from crawler.payloads import (
     SyncManga,
 )
 from jobs import kinds
-from jobs.payloads import PayloadError, decode
+from jobs.kinds import decode
+from jobs.payloads import PayloadError
 
 PAGE = uuid.UUID("0b8a8f0e-7d4c-4a53-9d1e-5d0f3b1a2c01")
 CHAPTER = uuid.UUID("1c9b9f1f-8e5d-4b64-8e2f-6e1f4c2b3d02")

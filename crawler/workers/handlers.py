@@ -34,10 +34,10 @@ from crawler.payloads import (
 )
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
-from crawler.status import phases
-from crawler.status.handle import StatusHandle
 from jobs.kinds import Kind
 from jobs.worker.hooks import JobContext as EngineContext
+from jobs.worker.status import phases
+from jobs.worker.status.handle import StatusHandle
 
 if TYPE_CHECKING:
     from crawler.sources.browser import BrowserManager

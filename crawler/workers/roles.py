@@ -2,7 +2,7 @@
 
 The crawl role runs the kinds `CrawlerConfig.ready()` registers (chapter
 downloads, manga/chapter-list syncs, metadata and reconcile passes),
-`CRAWLER_WORKERS` at once on one shared browser; it schedules the periodic
+`JOBS_WORKERS` at once on one shared browser; it schedules the periodic
 metadata pass and reaps old done jobs. `PublishedStatus` (the dashboard's
 status row) is shared with the analyze role (`analysis.worker`).
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -26,13 +25,12 @@ from crawler.passes.disk_guard import storage_paused
 from crawler.payloads import MetadataPass, SyncChapterContent
 from crawler.politeness import limiter
 from crawler.politeness.slots import busy_sources
-from crawler.status import phases
-from crawler.status.handle import StatusHandle
-from crawler.status.publish import StatusPublisher
 from jobs import housekeeping, queue
-from jobs.queue import Lease
-from jobs.worker.hooks import RoleHooks
+from jobs.lease import Lease
 from jobs.worker.loop import Periodic, Worker, WorkerConfig
+from jobs.worker.status import phases
+from jobs.worker.status.handle import StatusHandle
+from jobs.worker.status.publish import PublishedStatus
 
 logger = logging.getLogger(__name__)
 
@@ -81,33 +79,15 @@ def _schedule_metadata_passes(status: StatusHandle) -> Callable[[], None]:
 
 
 def reap_done_jobs() -> None:
-    reaped = housekeeping.reap_done(settings.CRAWLER_DONE_RETENTION_DAYS)
+    reaped = housekeeping.reap_done(settings.JOBS_DONE_RETENTION_DAYS)
     if reaped:
-        logger.info("reaped %d done job(s) older than %d days", reaped, settings.CRAWLER_DONE_RETENTION_DAYS)
+        logger.info("reaped %d done job(s) older than %d days", reaped, settings.JOBS_DONE_RETENTION_DAYS)
 
 
 def _browser_manager() -> Any:
     from crawler.sources.browser import BrowserManager
 
     return BrowserManager()
-
-
-class PublishedStatus(RoleHooks):
-    """A role whose worker mirrors its `StatusHandle` into a `WorkerStatus` row for the dashboard."""
-
-    def __init__(self, status: StatusHandle) -> None:
-        self.status = status
-
-    def context(self, lease: Lease, status: Any, cancel: threading.Event) -> Any:
-        from crawler.workers.handlers import JobContext
-
-        return JobContext(lease=lease, status=status, cancel=cancel)
-
-    def extra_flags(self) -> dict[str, Any]:
-        return {}
-
-    def publisher(self, *, role: str, kinds: list[str], call: Callable[..., Any]) -> AbstractContextManager[Any]:
-        return StatusPublisher(self.status, role=role, kinds=kinds, extra_flags=self.extra_flags, call=call)
 
 
 class CrawlHooks(PublishedStatus):
@@ -229,7 +209,7 @@ def crawl_worker(
     **overrides: Any,
 ) -> Worker:
     """The crawl worker. `schedule=False` leaves the periodic metadata pass to someone else (tests, the demo)."""
-    concurrency = concurrency or settings.CRAWLER_WORKERS
+    concurrency = concurrency or settings.JOBS_WORKERS
     status = StatusHandle(concurrency)
     periodic = [Periodic("reap_done", timedelta(days=1), reap_done_jobs)]
     if schedule:

@@ -8,7 +8,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from jobs import kinds
-from jobs.payloads import Payload, PayloadError, decode
+from jobs.kinds import decode
+from jobs.payloads import Payload, PayloadError
 from jobs.worker.loop import WorkerConfig
 
 

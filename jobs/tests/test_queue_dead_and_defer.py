@@ -52,7 +52,7 @@ def test_defer_reschedules_without_burning_an_attempt():
 
 
 def test_defer_past_the_bound_dead_letters_with_a_reason_naming_the_setting(settings):
-    settings.CRAWLER_MAX_DEFERRALS = 2
+    settings.JOBS_MAX_DEFERRALS = 2
     for _ in range(2):
         lease = _lease_new() if _ == 0 else queue.lease(None, 1, LEASE)[0]
         assert retry.defer(lease, timezone.now() - timedelta(seconds=1), "RetryLater: 429")
@@ -60,7 +60,7 @@ def test_defer_past_the_bound_dead_letters_with_a_reason_naming_the_setting(sett
     assert retry.defer(third, timezone.now(), "RetryLater: 429 again")
     job = Job.objects.get(id=third.id)
     assert job.state == JobState.DEAD
-    assert "CRAWLER_MAX_DEFERRALS" in job.last_error and "429 again" in job.last_error
+    assert "JOBS_MAX_DEFERRALS" in job.last_error and "429 again" in job.last_error
 
 
 def test_defer_from_a_stale_lease_is_a_no_op():
@@ -74,7 +74,7 @@ def test_defer_from_a_stale_lease_is_a_no_op():
 
 
 def test_requeue_of_a_dead_job_resets_its_deferrals(settings):
-    settings.CRAWLER_MAX_DEFERRALS = 1
+    settings.JOBS_MAX_DEFERRALS = 1
     lease = _lease_new()
     assert retry.defer(lease, timezone.now() - timedelta(seconds=1), "429")
     (again,) = queue.lease(None, 1, LEASE)

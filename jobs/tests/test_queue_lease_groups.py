@@ -13,13 +13,12 @@ from django.utils import timezone
 
 from analysis.payloads import AnalyzePage
 from crawler.payloads import SyncChapterContent
-from jobs import queue, sql
+from jobs import queries, queue
 from jobs.models import Job
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="the per-group walk is PostgreSQL's")
 
 LEASE = timedelta(minutes=5)
-NOTHING_ACKED = {"ack_ids": "{}", "ack_generations": "{}"}
 
 
 def content(source: str) -> SyncChapterContent:
@@ -107,8 +106,8 @@ def test_the_walk_reads_no_row_of_an_excluded_group(db):
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE crawler_jobs")
     for statement, params in (
-        (sql.LEASE_BY_GROUP, sql.lease_params(None, 10, LEASE, {"big"})),
-        (sql.ACK_AND_LEASE_BY_GROUP, {**sql.lease_params(None, 10, LEASE, {"big"}), **NOTHING_ACKED}),
+        ("lease_jobs_by_group", queue.claim_params(None, 10, LEASE, {"big"})),
+        ("lease_jobs_round_the_sources", queue.claim_params(None, 10, LEASE, {"big"})),
     ):
         read = _rows_read(statement, params)
         assert sum(rows for _, _, rows in read) < 50, read
@@ -120,15 +119,15 @@ def test_counting_a_sources_running_jobs_reads_no_row_of_its_backlog(db):
     queue.lease(["sync_chapter_content"], 1, LEASE)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE crawler_jobs")
-    params = {**sql.lease_params(["sync_chapter_content"], 1, LEASE, set()), **NOTHING_ACKED}
-    read = _rows_read(sql.ACK_AND_LEASE_BY_GROUP, params)
+    params = queue.claim_params(["sync_chapter_content"], 1, LEASE)
+    read = _rows_read("lease_jobs_round_the_sources", params)
     assert sum(rows for _, _, rows in read) < 50, read
 
 
-def _rows_read(statement: str, params: dict) -> list[tuple[str, str | None, int]]:
+def _rows_read(name: str, params: dict) -> list[tuple[str, str | None, int]]:
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")  # plan as for a big table: the claim joins by primary key
-        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {statement}", params)
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {queries.statement(name).sql}", params)
         plan = cursor.fetchone()[0]
     read: list[tuple[str, str | None, int]] = []
 

@@ -16,7 +16,7 @@ import pytest
 from django.db import connection
 
 from analysis.payloads import AnalyzePage
-from jobs import queue, sql
+from jobs import queries, queue
 from jobs.models import Job, JobState
 from testsupport.plans import plan_nodes
 
@@ -54,16 +54,17 @@ def stale_statistics() -> list[uuid.UUID]:
 def test_stale_statistics_would_sort_the_whole_backlog_without_the_ordered_walk(stale_statistics):
     # The trap the claim statements avoid: under these statistics the bare
     # lease plans a sort of every pending row.
-    params = sql.lease_params(["analyze_page"], 10, LEASE, ())
-    nodes = plan_nodes(sql.LEASE, params)
+    nodes = plan_nodes(queries.statement("lease_jobs").sql, queue.claim_params(["analyze_page"], 10, LEASE))
 
     assert any(n["Node Type"] == "Sort" for n in nodes)
     assert not _walks_the_leasable_index(nodes)
 
 
 def test_lease_walks_the_leasable_index_without_a_sort_under_stale_statistics(stale_statistics):
-    params = sql.lease_params(["analyze_page"], 10, LEASE, ())
-    nodes = plan_nodes(sql.LEASE, params, sql.fetch_walking_in_order)
+    statement = queries.statement("lease_jobs")
+    nodes = plan_nodes(
+        statement.sql, queue.claim_params(["analyze_page"], 10, LEASE), queries.explain_with_settings(statement)
+    )
 
     assert _walks_the_leasable_index(nodes)
     assert not any(n["Node Type"] == "Sort" for n in nodes)
@@ -87,12 +88,12 @@ def test_claims_under_stale_statistics_come_oldest_first_and_leave_the_settings_
 
 
 def test_array_literals_round_trip_every_character():
-    # The claim statements take their id and kind lists as literals (`pg_array`, `pg_text_array`).
+    # The claim statements take their id and kind lists as literals (`queries.array`).
     texts = ["a", 'we"ird', "back\\slash", "com,ma", "{brace}", " spaced ", "", "NULL", "quo'te", "ünï"]
     ids = [uuid.uuid4() for _ in range(3)]
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT %s::text[], %s::uuid[], %s::bigint[], %s::text[]",
-            [sql.pg_text_array(texts), sql.pg_array(ids), sql.pg_array([1, 2**40]), sql.pg_text_array([])],
+            [queries.array(texts), queries.array(ids), queries.array([1, 2**40]), queries.array([])],
         )
         assert cursor.fetchone() == (texts, ids, [1, 2**40], [])

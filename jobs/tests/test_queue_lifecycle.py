@@ -58,7 +58,7 @@ def test_enqueue_inserts_a_pending_job_with_its_dedup_key_and_row_refs():
 
 
 def test_enqueue_uses_configured_max_attempts_unless_given(settings):
-    settings.CRAWLER_MAX_ATTEMPTS = 4
+    settings.JOBS_MAX_ATTEMPTS = 4
     default = queue.enqueue(AnalyzePage(page_id=uuid.uuid4()))
     explicit = queue.enqueue(AnalyzePage(page_id=uuid.uuid4()), max_attempts=9)
     assert Job.objects.get(id=default.id).max_attempts == 4

@@ -12,8 +12,8 @@ from django.utils import timezone
 from analysis.payloads import AnalyzePage
 from jobs import queue
 from jobs.errors import Paused, RetryLater, Unavailable
+from jobs.lease import Lease
 from jobs.models import Job, JobState
-from jobs.queue import Lease
 from jobs.worker.config import WorkerConfig
 from jobs.worker.hooks import Flags, RoleHooks
 from jobs.worker.outage import DatabaseOutage

@@ -6,6 +6,6 @@ it (with the `circuit` breaker that pauses leasing during an outage of what
 jobs talk to); `heartbeat` renews the held leases; `listener` wakes the loop
 on NOTIFY; `outage` rides out a lost database connection; `signals` turns
 SIGTERM/SIGINT into a stop; `cadence` says how often controls are reread and
-`hooks` what a role adds. Apps build a `Worker` for their role from
+`hooks` what a role adds; `status` the process's live status row. Apps build a `Worker` for their role from
 `WorkerConfig.for_role` (`crawler.workers.roles`, `analysis.worker`).
 """

@@ -21,7 +21,7 @@ from jobs.errors import Unavailable
 
 
 class JobTimedOut(Exception):
-    """A job ran past `CRAWLER_JOB_TIMEOUT_SECS`. A source that hangs is as down as one that refuses."""
+    """A job ran past `JOBS_JOB_TIMEOUT_SECS`. A source that hangs is as down as one that refuses."""
 
 
 @dataclass(frozen=True)

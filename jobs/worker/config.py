@@ -34,14 +34,14 @@ class WorkerConfig:
     hooks: RoleHooks = field(default_factory=RoleHooks)
     # Per-kind job timeouts where a kind declared its own (`jobs.kinds.Kind.timeout_secs`).
     timeouts: Mapping[str, float] = field(default_factory=dict)
-    lease_secs: float = field(default_factory=lambda: float(settings.CRAWLER_LEASE_SECS))
-    heartbeat_secs: float = field(default_factory=lambda: float(settings.CRAWLER_HEARTBEAT_SECS))
-    job_timeout_secs: float = field(default_factory=lambda: float(settings.CRAWLER_JOB_TIMEOUT_SECS))
-    poll_secs: float = field(default_factory=lambda: float(settings.CRAWLER_POLL_SECS))
-    circuit_threshold: int = field(default_factory=lambda: settings.CRAWLER_CIRCUIT_BREAKER_THRESHOLD)
-    circuit_cooldown_secs: float = field(default_factory=lambda: float(settings.CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS))
+    lease_secs: float = field(default_factory=lambda: float(settings.JOBS_LEASE_SECS))
+    heartbeat_secs: float = field(default_factory=lambda: float(settings.JOBS_HEARTBEAT_SECS))
+    job_timeout_secs: float = field(default_factory=lambda: float(settings.JOBS_JOB_TIMEOUT_SECS))
+    poll_secs: float = field(default_factory=lambda: float(settings.JOBS_POLL_SECS))
+    circuit_threshold: int = field(default_factory=lambda: settings.JOBS_CIRCUIT_BREAKER_THRESHOLD)
+    circuit_cooldown_secs: float = field(default_factory=lambda: float(settings.JOBS_CIRCUIT_BREAKER_COOLDOWN_SECS))
     periodic: Sequence[Periodic] = ()
-    conn_max_age_secs: float = field(default_factory=lambda: float(settings.CRAWLER_CONN_MAX_AGE_SECS))
+    conn_max_age_secs: float = field(default_factory=lambda: float(settings.JOBS_CONN_MAX_AGE_SECS))
 
     @classmethod
     def for_role(cls, role: str, **options: Any) -> WorkerConfig:

@@ -17,7 +17,7 @@ from datetime import timedelta
 from django.db import connection
 
 from jobs import ownership
-from jobs.queue import Lease
+from jobs.lease import Lease
 from jobs.worker.outage import DatabaseOutage, is_connection_lost
 from jobs.worker.pool import ConnectionKeeper
 

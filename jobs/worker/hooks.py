@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from jobs.queue import Lease
+from jobs.lease import Lease
 
 
 class Flags:

@@ -49,7 +49,7 @@ from typing import Any
 from django.utils import timezone
 
 from jobs import housekeeping, queue, retry
-from jobs.queue import Lease
+from jobs.lease import Lease
 from jobs.worker import circuit
 from jobs.worker.cadence import Cadence, control_changed
 from jobs.worker.config import Periodic, WorkerConfig

@@ -5,7 +5,7 @@ connection per job (Django connections are per thread, and a short-lived
 thread has to close its own). Here `size` threads run jobs one after another
 and keep their connection between jobs: it is closed only when a job left it
 broken (an error Django saw, or a transaction left open) or it is older than
-`CRAWLER_CONN_MAX_AGE_SECS`, and always when the thread exits, so a stopped
+`JOBS_CONN_MAX_AGE_SECS`, and always when the thread exits, so a stopped
 pool holds no connection.
 
 The loop never hands the pool more tasks than it has free threads (`free`),

@@ -41,7 +41,7 @@ def split_threads(threads: int, processes: int) -> list[int]:
     if processes > threads:
         raise ValueError(
             f"--processes {processes} is more than the {threads} job threads to share "
-            f"(--workers / CRAWLER_WORKERS): give each process at least one"
+            f"(--workers / JOBS_WORKERS): give each process at least one"
         )
     share, rest = divmod(threads, processes)
     return [share + (1 if index < rest else 0) for index in range(processes)]

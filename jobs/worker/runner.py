@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jobs.queue import Lease
+from jobs.lease import Lease
 from jobs.worker.pool import JobPool
 
 logger = logging.getLogger(__name__)

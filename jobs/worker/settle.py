@@ -16,7 +16,7 @@ from typing import Any
 
 from jobs import queue, retry
 from jobs.errors import RetryLater
-from jobs.queue import Lease
+from jobs.lease import Lease
 from jobs.worker import circuit
 from jobs.worker.config import WorkerConfig
 from jobs.worker.outage import DatabaseOutage

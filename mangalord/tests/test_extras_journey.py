@@ -36,7 +36,7 @@ from testsupport.theme_sites.mangathemesia import MangaThemesiaSite
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 PASSWORD = "reader-password"
 LOCAL_PACE = ("--set", "rate_limit=500", "--set", "burst=100", "--set", "max_concurrency=8")
-ENV = {"ANALYSIS_ENABLED": "false", "CRAWLER_POLL_SECS": "0.2", "CRAWLER_WORKERS": "2"}
+ENV = {"ANALYSIS_ENABLED": "false", "JOBS_POLL_SECS": "0.2", "JOBS_WORKERS": "2"}
 
 D = Decimal
 

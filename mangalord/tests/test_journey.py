@@ -53,8 +53,8 @@ IMAGE_ACCEPT = "image/avif,image/webp,image/png,image/jpeg,*/*;q=0.8"
 FAILURE_LIMIT = 5
 SITE_ENV = {
     "ANALYSIS_ENABLED": "false",
-    "CRAWLER_POLL_SECS": "0.2",
-    "CRAWLER_WORKERS": "2",
+    "JOBS_POLL_SECS": "0.2",
+    "JOBS_WORKERS": "2",
     "LOGIN_FAILURE_LIMIT": str(FAILURE_LIMIT),
 }
 

@@ -15,7 +15,7 @@ PROBE = (
     "import json, django; django.setup(); from django.conf import settings as s; "
     "db = s.DATABASES['default']; "
     "print(json.dumps({'engine': db['ENGINE'], 'name': str(db['NAME']), 'options': db.get('OPTIONS', {}), "
-    "'workers': s.CRAWLER_WORKERS, 'retention': s.CRAWLER_DONE_RETENTION_DAYS, 'backend': s.ANALYSIS_BACKEND}))"
+    "'workers': s.JOBS_WORKERS, 'retention': s.JOBS_DONE_RETENTION_DAYS, 'backend': s.ANALYSIS_BACKEND}))"
 )
 
 
@@ -23,7 +23,7 @@ def start(tmp_path, probe: str = PROBE, **env: str) -> subprocess.CompletedProce
     base = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("CRAWLER_", "ANALYSIS_", "DATABASE_", "S3_", "STORAGE_"))
+        if not k.startswith(("CRAWLER_", "JOBS_", "ANALYSIS_", "DATABASE_", "S3_", "STORAGE_"))
     }
     base.update(DJANGO_SETTINGS_MODULE="mangalord.settings", MANGALORD_DATA_DIR=str(tmp_path), PYTHONPATH=REPO_ROOT)
     return subprocess.run(
@@ -49,7 +49,7 @@ def test_database_url_selects_postgresql(tmp_path):
 
 
 def test_valid_values_are_read_from_the_environment(tmp_path):
-    result = start(tmp_path, CRAWLER_WORKERS="7", CRAWLER_DONE_RETENTION_DAYS="0", ANALYSIS_BACKEND="openai")
+    result = start(tmp_path, JOBS_WORKERS="7", JOBS_DONE_RETENTION_DAYS="0", ANALYSIS_BACKEND="openai")
     assert result.returncode == 0, result.stderr
     config = json.loads(result.stdout)
     assert (config["workers"], config["retention"], config["backend"]) == (7, 0, "openai")
@@ -58,11 +58,11 @@ def test_valid_values_are_read_from_the_environment(tmp_path):
 @pytest.mark.parametrize(
     ("variable", "value"),
     [
-        ("CRAWLER_WORKERS", "many"),
-        ("CRAWLER_WORKERS", "0"),
-        ("CRAWLER_LEASE_SECS", "-5"),
-        ("CRAWLER_DONE_RETENTION_DAYS", "-1"),
-        ("CRAWLER_POLL_SECS", "soon"),
+        ("JOBS_WORKERS", "many"),
+        ("JOBS_WORKERS", "0"),
+        ("JOBS_LEASE_SECS", "-5"),
+        ("JOBS_DONE_RETENTION_DAYS", "-1"),
+        ("JOBS_POLL_SECS", "soon"),
         ("DEBUG", "perhaps"),
         ("ANALYSIS_BACKEND", "gpu-cluster"),
         ("DATABASE_URL", "not-a-url"),
@@ -105,9 +105,9 @@ def test_the_address_lockout_limit_is_at_least_the_account_limit(tmp_path):
 
 
 def test_heartbeat_must_be_shorter_than_the_lease(tmp_path):
-    result = start(tmp_path, CRAWLER_LEASE_SECS="10", CRAWLER_HEARTBEAT_SECS="10")
+    result = start(tmp_path, JOBS_LEASE_SECS="10", JOBS_HEARTBEAT_SECS="10")
     assert result.returncode != 0
-    assert "CRAWLER_HEARTBEAT_SECS" in result.stderr
+    assert "JOBS_HEARTBEAT_SECS" in result.stderr
 
 
 POOLER_PROBE = (

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.sqlite_ok
 
 
 def manage(tmp_path, *args: str, cwd: str = REPO_ROOT, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWLER_", "DATABASE_", "LOG_", "MEDIA_"))}
+    base = {
+        k: v for k, v in os.environ.items() if not k.startswith(("CRAWLER_", "JOBS_", "DATABASE_", "LOG_", "MEDIA_"))
+    }
     base.update(MANGALORD_DATA_DIR=str(tmp_path), PYTHONPATH=REPO_ROOT)
     return subprocess.run(
         [sys.executable, os.path.join(REPO_ROOT, "manage.py"), *args],
@@ -31,8 +33,8 @@ def manage(tmp_path, *args: str, cwd: str = REPO_ROOT, **env: str) -> subprocess
 @pytest.mark.parametrize(
     ("variable", "value", "line"),
     [
-        ("CRAWLER_WORKERS", "abc", "CRAWLER_WORKERS='abc': must be a positive integer"),
-        ("CRAWLER_POLL_SECS", "soon", "CRAWLER_POLL_SECS='soon': must be a positive number"),
+        ("JOBS_WORKERS", "abc", "JOBS_WORKERS='abc': must be a positive integer"),
+        ("JOBS_POLL_SECS", "soon", "JOBS_POLL_SECS='soon': must be a positive number"),
         ("LOG_LEVEL", "LOUD", "LOG_LEVEL='LOUD': must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
         ("DEBUG", "ture", "DEBUG='ture': must be a boolean: true/false, 1/0, yes/no or on/off"),
         (
@@ -99,10 +101,10 @@ def test_a_data_dir_that_cannot_be_made_is_one_line(tmp_path):
 
 
 def test_daphne_stops_on_a_bad_setting_with_the_same_line(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CRAWLER_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CRAWLER_", "JOBS_"))}
     result = subprocess.run(
         [sys.executable, "-c", "import mangalord.asgi"],
-        env={**env, "CRAWLER_WORKERS": "abc", "MANGALORD_DATA_DIR": str(tmp_path), "PYTHONPATH": REPO_ROOT},
+        env={**env, "JOBS_WORKERS": "abc", "MANGALORD_DATA_DIR": str(tmp_path), "PYTHONPATH": REPO_ROOT},
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -110,7 +112,7 @@ def test_daphne_stops_on_a_bad_setting_with_the_same_line(tmp_path):
     )
     assert (result.returncode, result.stderr.splitlines()) == (
         2,
-        ["mangalord: Invalid value for environment variable CRAWLER_WORKERS='abc': must be a positive integer"],
+        ["mangalord: Invalid value for environment variable JOBS_WORKERS='abc': must be a positive integer"],
     )
 
 

@@ -5,8 +5,8 @@ from django.db import connection, transaction
 
 from console.control import actions
 from crawler.models import AuditEvent
-from crawler.status_notify import STATUS_CHANNEL
 from jobs.wakeup import listen_connection
+from jobs.worker.status.notify import STATUS_CHANNEL
 
 on_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY needs PostgreSQL")
 

@@ -165,13 +165,13 @@ def test_job_admin_kind_filter_lists_registered_kinds_without_scanning_the_table
 def test_queue_counts_are_exact_under_the_bound_and_marked_estimated_over_it(db, monkeypatch):
     if connection.vendor != "postgresql":
         pytest.skip("estimates are the PostgreSQL planner's")
-    from console.status import compose
+    from jobs import counts
 
     for n in range(5):
         f.job(SyncManga(source_id="demo", source_manga_key=f"k{n}", url="", title=f"T{n}"))
-    assert compose.queue_counts()["sync_manga"] == {"pending": 5, "running": 0, "dead": 0}
-    monkeypatch.setattr(compose, "COUNT_EXACT_UP_TO", 3)
-    counted = compose.queue_counts()["sync_manga"]
+    assert counts.queue_counts()["sync_manga"] == {"pending": 5, "running": 0, "dead": 0}
+    monkeypatch.setattr(counts, "COUNT_EXACT_UP_TO", 3)
+    counted = counts.queue_counts()["sync_manga"]
     assert counted["estimated"] == ["pending"] and counted["pending"] >= 3
     assert (counted["running"], counted["dead"]) == (0, 0)
 

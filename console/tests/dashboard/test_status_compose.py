@@ -8,12 +8,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from console.status.compose import GONE_AFTER, compose_status, most_interesting_phase, queue_counts
+from console.status.compose import GONE_AFTER, compose_status, most_interesting_phase
 from crawler import state_store
 from crawler.payloads import MetadataPass, SyncChapterContent
-from crawler.status.phases import fetching_metadata, idle, reconciling, walking_list
 from jobs import kinds, queue
+from jobs.counts import queue_counts
 from jobs.models import WorkerStatus
+from jobs.worker.status.phases import fetching_metadata, idle, reconciling, walking_list
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

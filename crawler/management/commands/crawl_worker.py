@@ -13,7 +13,7 @@ class Command(WorkerCommand):
 
     def add_arguments(self, parser):
         add_loop_options(parser)
-        parser.add_argument("--workers", type=positive_int, default=None, help="jobs at once (CRAWLER_WORKERS)")
+        parser.add_argument("--workers", type=positive_int, default=None, help="jobs at once (JOBS_WORKERS)")
         parser.add_argument(
             "--processes",
             type=positive_int,
@@ -26,7 +26,7 @@ class Command(WorkerCommand):
         )
 
     def handle(self, *args, **options):
-        threads = options["workers"] or settings.CRAWLER_WORKERS
+        threads = options["workers"] or settings.JOBS_WORKERS
         try:
             shares = split_threads(threads, options["processes"])
         except ValueError as exc:

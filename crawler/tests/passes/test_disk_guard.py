@@ -72,8 +72,8 @@ def test_floor_above_free_space_pauses_downloads_with_nothing_failed_and_a_lower
     from catalog.models import Chapter, Page, Source
     from console.status.compose import compose_status
     from crawler.passes.metadata_pass import run_metadata_pass
-    from crawler.status.handle import StatusHandle
     from jobs.models import Job, WorkerStatus
+    from jobs.worker.status.handle import StatusHandle
     from testsupport.worker_processes import wait_until
 
     settings.ANALYSIS_ENABLED = False

@@ -18,8 +18,8 @@ from crawler.passes import metadata_pass
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.passes.reconcile import run_reconcile
 from crawler.sources.factory import get_source
-from crawler.status.handle import StatusHandle
 from jobs.models import Job
+from jobs.worker.status.handle import StatusHandle
 
 pytestmark = pytest.mark.django_db
 

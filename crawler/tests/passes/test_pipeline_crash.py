@@ -16,10 +16,10 @@ from catalog.models import Chapter, Page, Source
 from crawler.passes.chapter_download import download_chapter, page_directory
 from crawler.payloads import SyncManga
 from crawler.sources.factory import get_source
-from crawler.status.handle import StatusHandle
 from crawler.workers.handlers import JobContext
 from jobs import kinds
 from jobs.queue import enqueue, lease
+from jobs.worker.status.handle import StatusHandle
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.process]
 
@@ -28,7 +28,7 @@ import threading
 from catalog.models import Chapter
 from crawler.passes.chapter_download import download_chapter
 from crawler.sources.factory import get_source
-from crawler.status.handle import StatusHandle
+from jobs.worker.status.handle import StatusHandle
 chapter = Chapter.objects.select_related("manga", "source").get(id="{chapter_id}")
 download_chapter(chapter, get_source(chapter.source), status=StatusHandle(), cancel=threading.Event())
 """

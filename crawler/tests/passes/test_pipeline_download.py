@@ -24,13 +24,13 @@ from crawler.errors import CrawlerError, ImageRefused, SessionExpired
 from crawler.passes import chapter_download
 from crawler.passes.chapter_download import page_directory
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
-from crawler.status.handle import StatusHandle
 from crawler.workers.handlers import JobContext
 from jobs import kinds
 from jobs.errors import JobCancelled
 from jobs.models import Job
 from jobs.queue import enqueue, lease
 from jobs.worker.outcomes import Disposition, disposition
+from jobs.worker.status.handle import StatusHandle
 
 pytestmark = pytest.mark.django_db
 

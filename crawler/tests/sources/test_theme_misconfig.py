@@ -16,9 +16,9 @@ from catalog.models import Chapter, MangaSource
 from crawler import state_store
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.payloads import MetadataPass, SyncManga
-from crawler.status.handle import StatusHandle
 from jobs import queue
 from jobs.models import Job, JobState
+from jobs.worker.status.handle import StatusHandle
 from testsupport.theme_sites.expect import drain_crawl_worker, madara_source, themesia_source
 
 pytestmark = pytest.mark.django_db(transaction=True)

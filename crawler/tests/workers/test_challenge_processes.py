@@ -33,7 +33,7 @@ def test_two_worker_processes_crawl_a_challenged_site_with_one_pass_between_them
             id="shielded", name="Shielded", base_url=site.base_url, settings={"preset": "madara", **LOCAL_PACE}
         )
         queue.enqueue(MetadataPass(source_id=row.id))
-        running = [workers.start(CRAWLER_WORKERS="2") for _ in range(2)]
+        running = [workers.start(JOBS_WORKERS="2") for _ in range(2)]
         expected = sum(len(m.chapters) for m in site.catalog)
 
         def finished() -> bool:

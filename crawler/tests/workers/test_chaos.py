@@ -53,7 +53,7 @@ def test_random_kills_during_a_full_crawl_lose_nothing_and_duplicate_nothing(
     Source.objects.create(id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url)
     queue.enqueue(MetadataPass(source_id="demo"))
 
-    env = {"CRAWLER_WORKERS": "2"}
+    env = {"JOBS_WORKERS": "2"}
     running = [workers.start(**env) for _ in range(WORKERS)]
     kills = 0
     started = time.monotonic()

@@ -46,7 +46,7 @@ def _crawl_site(demo_site_factory, throttle: ServerThrottle, **catalog):
 
 def _start(workers, **env):
     # Several job threads in each of several processes: the limit must hold across both at once.
-    running = [workers.start(CRAWLER_WORKERS=str(THREADS), **env) for _ in range(WORKERS)]
+    running = [workers.start(JOBS_WORKERS=str(THREADS), **env) for _ in range(WORKERS)]
     for worker in running:
         worker.wait_ready()
     return running
@@ -163,7 +163,7 @@ def test_a_429_with_retry_after_silences_every_worker_then_the_crawl_completes(d
 def test_a_site_that_always_answers_429_ends_dead_lettered_with_the_reason(demo_site_factory, workers):
     throttle = ServerThrottle(always=True, retry_after_secs=1)
     _crawl_site(demo_site_factory, throttle, mangas=2, chapters=(1, 1), pages=(1, 1))
-    running = _start(workers, CRAWLER_MAX_DEFERRALS="3")
+    running = _start(workers, JOBS_MAX_DEFERRALS="3")
 
     job = wait_until(lambda: Job.objects.filter(state=JobState.DEAD).first(), timeout=60, what="the dead letter")
     _stop(running)
@@ -173,7 +173,7 @@ def test_a_site_that_always_answers_429_ends_dead_lettered_with_the_reason(demo_
     print(
         f"\n429-forever figures: requests={len(arrivals)} gaps={[round(g, 2) for g in gaps]} last_error={job.last_error}"
     )
-    assert job.last_error.startswith("deferred 3 times (CRAWLER_MAX_DEFERRALS); last: SourceCoolingDown: source 'demo'")
+    assert job.last_error.startswith("deferred 3 times (JOBS_MAX_DEFERRALS); last: SourceCoolingDown: source 'demo'")
     assert "answered 429 (Retry-After '1')" in job.last_error
     assert job.attempts == 1 and job.deferrals == 3
     assert len(arrivals) == 4  # the first ask and one after each cooldown; nobody asked in between

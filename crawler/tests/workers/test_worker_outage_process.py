@@ -88,7 +88,7 @@ def test_worker_rides_out_a_pooler_crash_and_terminated_sessions_storing_every_p
     queue.enqueue(MetadataPass(source_id="demo"))
     expected = {c.key: c.pages for m in site.catalog for c in m.chapters}
 
-    worker = workers.start(CRAWLER_WORKERS="2")
+    worker = workers.start(JOBS_WORKERS="2")
     worker.wait_ready()
     wait_until(lambda: Page.objects.count() >= 6, timeout=60, what="the crawl to store its first pages")
 

@@ -17,9 +17,9 @@ from catalog.models import Chapter, Page
 from console.status.compose import GONE_AFTER, compose_status
 from crawler import state_store
 from crawler.passes.metadata_pass import run_metadata_pass
-from crawler.status.handle import StatusHandle
 from jobs import retry
 from jobs.models import Job, JobState, WorkerStatus
+from jobs.worker.status.handle import StatusHandle
 from testsupport.worker_processes import stored_files, wait_until, worker_pool
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
@@ -116,7 +116,7 @@ def test_job_slower_than_the_timeout_is_acked_failed_then_retried_after_backoff(
     site, chapter, job = one_chapter
     site.faults.slow_secs = 0.6
     before = timezone.now()
-    assert workers.start("--once", CRAWLER_JOB_TIMEOUT_SECS="2").wait() == 0
+    assert workers.start("--once", JOBS_JOB_TIMEOUT_SECS="2").wait() == 0
 
     row = job_row(job)
     assert (row.state, row.attempts) == (JobState.PENDING, 1)
@@ -205,14 +205,14 @@ def test_source_outage_trips_the_circuit_instead_of_dead_lettering_every_job(dem
     from catalog.models import Source
 
     settings.ANALYSIS_ENABLED = False
-    settings.CRAWLER_MAX_ATTEMPTS = 1  # without the breaker every job would die on its first failure
+    settings.JOBS_MAX_ATTEMPTS = 1  # without the breaker every job would die on its first failure
     site = demo_site_factory(mangas=1, chapters=(6, 6), pages=(1, 1))
     source = Source.objects.create(id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url)
     run_metadata_pass(source, status=StatusHandle())
     assert Job.objects.filter(kind=CHAPTER_JOB, state=JobState.PENDING).count() == 6
 
     site.faults.outage = True
-    worker = workers.start(CRAWLER_CIRCUIT_BREAKER_THRESHOLD="2", CRAWLER_CIRCUIT_BREAKER_COOLDOWN_SECS="300")
+    worker = workers.start(JOBS_CIRCUIT_BREAKER_THRESHOLD="2", JOBS_CIRCUIT_BREAKER_COOLDOWN_SECS="300")
     status_row = wait_until(
         lambda: WorkerStatus.objects.filter(pid=worker.pid, flags__circuit_open_until__isnull=False).first(),
         what="the circuit to open",

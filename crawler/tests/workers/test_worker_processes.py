@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 
 from catalog.models import Chapter, Page
 from crawler.passes.metadata_pass import run_metadata_pass
-from crawler.status.handle import StatusHandle
 from jobs.models import Job, JobState, WorkerStatus
+from jobs.worker.status.handle import StatusHandle
 from testsupport.worker_processes import stored_files, wait_until, worker_pool
 
 CHAPTER_JOB = "sync_chapter_content"
@@ -83,7 +83,7 @@ def test_sigterm_to_the_command_stops_every_process_and_hands_their_jobs_back(de
 
     # Nothing lost: a plain worker finishes both chapters.
     site.faults.slow_secs = 0
-    assert workers.start("--drain", CRAWLER_WORKERS="2").wait() == 0
+    assert workers.start("--drain", JOBS_WORKERS="2").wait() == 0
     assert Page.objects.count() == 8
     for chapter in Chapter.objects.all():
         assert stored_files(chapter.id) == {page.image.name for page in Page.objects.filter(chapter=chapter)}

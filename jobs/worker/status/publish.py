@@ -2,7 +2,7 @@
 
 Workers are separate processes, possibly on several hosts, so the in-memory
 `StatusHandle` each one keeps is mirrored into a database row that the
-dashboard and the admin API read (`console.status.compose`). The publisher
+dashboard and the operator API compose and read. The publisher
 listens to the handle, coalesces bursts of changes (a page stored every few
 milliseconds must not become a write every few milliseconds) into one write
 per `DEBOUNCE_SECS`, heartbeats the row every `HEARTBEAT_SECS` even when
@@ -22,6 +22,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
 
@@ -29,10 +30,11 @@ from django.conf import settings
 from django.db import DatabaseError, connection, connections
 from django.utils import timezone
 
-from crawler.status.handle import StatusHandle, StatusSnapshot
-from crawler.status.phases import idle
-from crawler.status_notify import notify_status_changed
 from jobs.models import WorkerStatus
+from jobs.worker.hooks import RoleHooks
+from jobs.worker.status.handle import StatusHandle, StatusSnapshot
+from jobs.worker.status.notify import notify_status_changed
+from jobs.worker.status.phases import idle
 
 logger = logging.getLogger(__name__)
 
@@ -186,3 +188,16 @@ def _drop_broken_connection() -> None:
         connection.errors_occurred = False
     else:
         connection.close()
+
+
+class PublishedStatus(RoleHooks):
+    """A role whose worker mirrors its `StatusHandle` into a `WorkerStatus` row for the dashboard."""
+
+    def __init__(self, status: StatusHandle) -> None:
+        self.status = status
+
+    def extra_flags(self) -> dict[str, Any]:
+        return {}
+
+    def publisher(self, *, role: str, kinds: list[str], call: Callable[..., Any]) -> AbstractContextManager[Any]:
+        return StatusPublisher(self.status, role=role, kinds=kinds, extra_flags=self.extra_flags, call=call)

@@ -14,8 +14,11 @@ from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.db import connection
 
+from jobs import queries
+
 logger = logging.getLogger(__name__)
 
+# The channel `notify_status` (jobs/queries.sql) sends on and the dashboards LISTEN to.
 STATUS_CHANNEL = "crawler_status"
 
 STATUS_GROUP = "crawler-status"
@@ -23,8 +26,7 @@ STATUS_GROUP = "crawler-status"
 
 def notify_status_changed(detail: str = "") -> None:
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_notify(%s, %s)", [STATUS_CHANNEL, detail])
+        queries.run("notify_status", {"detail": detail})
     if settings.REDIS_URL:
         from channels.layers import get_channel_layer
 

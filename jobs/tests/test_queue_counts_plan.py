@@ -16,8 +16,7 @@ import pytest
 from django.db import connection
 
 from analysis.payloads import AnalyzePage
-from console.status import compose
-from jobs import kinds, queue, sql
+from jobs import counts, kinds, queries, queue
 from testsupport.plans import plan_nodes
 
 pytestmark = [
@@ -29,8 +28,9 @@ PENDING = 2_000
 
 
 def _scans(*, index_walk: bool) -> set[str]:
-    params = {"kinds": list(kinds.names()), "limit": compose.COUNT_EXACT_UP_TO + 1}
-    nodes = plan_nodes(compose._PG_CAPPED_COUNTS, params, sql.fetch_walking_an_index if index_walk else None)
+    statement = queries.statement("count_jobs")
+    params = {"kinds": queries.array(kinds.names()), "limit": counts.COUNT_EXACT_UP_TO + 1}
+    nodes = plan_nodes(statement.sql, params, queries.explain_with_settings(statement) if index_walk else None)
     return {
         f"{node['Node Type']} {node.get('Index Name', '')}".strip()
         for node in nodes
@@ -57,7 +57,7 @@ def test_the_capped_counts_only_walk_indexes(index_priced_as_uncached):
 
 
 def test_the_counts_leave_the_planner_settings_as_they_found_them(index_priced_as_uncached):
-    assert compose.queue_counts()["analyze_page"]["pending"] == PENDING
+    assert counts.queue_counts()["analyze_page"]["pending"] == PENDING
     with connection.cursor() as cursor:
         cursor.execute("SHOW enable_seqscan")
         assert cursor.fetchone()[0] == "on"

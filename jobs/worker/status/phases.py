@@ -1,7 +1,7 @@
 """What a worker is doing now, as the dashboard shows it: plain dicts tagged by "state", so they serialise as they are.
 
-The pipeline sets one with `StatusHandle.set_phase` (`crawler.status.handle`);
-`console.status.compose` picks the most interesting one across workers.
+The pipeline sets one with `StatusHandle.set_phase` (`jobs.worker.status.handle`);
+the status composition of the console picks the most interesting one across workers.
 """
 
 from __future__ import annotations

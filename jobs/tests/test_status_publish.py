@@ -10,10 +10,10 @@ import time
 import pytest
 from django.db.backends.signals import connection_created
 
-from crawler.status.handle import StatusHandle
-from crawler.status.phases import fetching_metadata
-from crawler.status.publish import StatusPublisher
 from jobs.models import WorkerStatus
+from jobs.worker.status.handle import StatusHandle
+from jobs.worker.status.phases import fetching_metadata
+from jobs.worker.status.publish import StatusPublisher
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from crawler.status.phases import idle
+from jobs.worker.status.phases import idle
 
 
 @dataclass
