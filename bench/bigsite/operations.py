@@ -1,11 +1,12 @@
 """Every operation a user of a big site hits, as a named call: the workers' queue calls, the operator's
 dashboard and admin, the readers' lists.
 
-Queue calls go through `crawler.queue` and the status compose function; the
-rest are requests through Django's test client (the whole middleware, view and
-template stack, no network) as a logged-in operator. An operation that writes
-(a lease, an enqueue, a requeue, the reaper) runs in a transaction rolled back
-after the call, so every call finds the same rows.
+Queue calls go through `jobs.queue` (with `jobs.counts` and `jobs.housekeeping`)
+and the console's backlog lists (`console.control.backlog`); the rest are
+requests through Django's test client (the whole middleware, view and template
+stack, no network) as a logged-in operator. An operation that writes (a lease,
+an enqueue, a requeue, the reaper) runs in a transaction rolled back after the
+call, so every call finds the same rows.
 """
 
 from __future__ import annotations
