@@ -1,6 +1,6 @@
 """API keys carry a scope (`read` by default, `operate` for operators on request) and a name that is safe to store.
 
-Who each scope reaches over every admin route: crawler/tests/api/test_key_scope_matrix.py.
+Who each scope reaches over every admin route: console/tests/api/test_key_scope_matrix.py.
 """
 
 from __future__ import annotations

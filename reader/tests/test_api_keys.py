@@ -1,7 +1,7 @@
 """Per-user API keys: made, shown once, stored hashed, listed with last use, revoked; accepted on every reader way in.
 
 Who reaches each Komga, kosync and account route: the permission matrix
-(crawler/tests/api/test_permission_matrix.py); wrong keys and the lockout:
+(console/tests/api/test_permission_matrix.py); wrong keys and the lockout:
 accounts/tests/test_api_key_lockout.py.
 """
 
@@ -20,7 +20,7 @@ from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, basic
 
 # One route of each kind (a list, a page image, a per-user call): every Komga route shares their authentication,
-# and the permission matrix (crawler/tests/api/test_permission_matrix.py) asks every route with a key.
+# and the permission matrix (console/tests/api/test_permission_matrix.py) asks every route with a key.
 KOMGA = ["/api/v1/series", "/api/v1/books/{chapter}/pages/1", "/api/v2/users/me"]
 
 
