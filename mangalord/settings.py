@@ -171,6 +171,15 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 # Serve /static/ from the ASGI app itself (see mangalord/asgi.py); off behind a proxy that serves STATIC_ROOT.
 SERVE_STATIC = read("SERVE_STATIC", strict_bool, True)
+# Behind nginx: an image answer hands the stored file to nginx's internal location with this prefix
+# (`X-Accel-Redirect`, catalog/serving/accel.py, docs/serving.md) after the permission check. Empty: off.
+SERVE_ACCEL_REDIRECT = read(
+    "SERVE_ACCEL_REDIRECT",
+    env.str,
+    "",
+    lambda v: not v or (v.startswith("/") and v.endswith("/") and " " not in v),
+    "must be empty or a location prefix such as /protected/",
+)
 MEDIA_URL = "media/"
 # Relative to MANGALORD_DATA_DIR: moving the data directory moves the media with it.
 MEDIA_ROOT = path("MEDIA_ROOT", DATA_DIR / "media", under=DATA_DIR)
