@@ -40,6 +40,7 @@ from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
 from catalog.search import title_search
 from catalog.serving.responder import serve_stored
 
+
 class LibraryAccess:
     authentication_classes = API_AUTHENTICATION
     permission_classes = (CanReadLibrary,)

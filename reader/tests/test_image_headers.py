@@ -79,7 +79,9 @@ def test_every_page_route_answers_the_same_headers(reader, stored, label, templa
 
 def test_an_if_range_for_another_version_gets_the_whole_page(reader, stored):
     client, auth = _client(reader, "basic")
-    answer = client.get(_url("/api/v1/pages/{page}/image/", stored), HTTP_RANGE="bytes=0-3", HTTP_IF_RANGE='"x"', **auth)
+    answer = client.get(
+        _url("/api/v1/pages/{page}/image/", stored), HTTP_RANGE="bytes=0-3", HTTP_IF_RANGE='"x"', **auth
+    )
     assert answer.status_code == 200 and int(answer["Content-Length"]) == stored[1].bytes
 
 
