@@ -7,6 +7,7 @@ readers live in `mangalord.env_readers`; DATABASES and the S3 backend's options
 are built in `mangalord.database_config` and `mangalord.storage_config`.
 """
 
+import os
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -15,7 +16,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 
 from catalog.disk import parse_floor, parse_quota
-from mangalord.database_config import database
+from mangalord.database_config import WEB_PROCESS_ENV, database, web_pool
 from mangalord.env_readers import (
     env,
     invalid,
@@ -145,7 +146,11 @@ DATABASE_DIRECT_URL = read(
 )
 
 
+# The web process's PostgreSQL connections come from a pool of this many (mangalord/database_config.py).
+WEB_DB_POOL_SIZE = positive("WEB_DB_POOL_SIZE", 8)
 DATABASES = {"default": database(DATABASE_POOLER, DATA_DIR)}
+if os.environ.get(WEB_PROCESS_ENV):
+    DATABASES["default"] = web_pool(DATABASES["default"], WEB_DB_POOL_SIZE)
 if DATABASE_DIRECT_URL:
     # Around the pooler: a worker's status row is written here while the pooler is down (crawler.status.publish),
     # so the dashboard can say since when its database path is unavailable. Tests mirror it onto default.
