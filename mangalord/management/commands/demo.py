@@ -29,6 +29,7 @@ from rich.console import Console
 
 from crawler.management.commands._passes import progress_display, run_metadata_pass_with_progress
 from jobs.commands import positive_int
+from mangalord import web_server
 
 DEMO_SOURCE_ID = "demo"
 QUIET_LOGGERS = ("crawler", "analysis", "catalog")
@@ -111,7 +112,7 @@ class Command(BaseCommand):
         console.print(f"API        {base}/api/v1/mangas/")
         console.print(f"API docs   {base}/api/docs/")
         if options["no_serve"]:
-            console.print("(--no-serve: start the site later with `python manage.py runserver`)")
+            console.print("(--no-serve: start the site later with `python manage.py serve`)")
 
 
 def ensure_admin() -> str:
@@ -278,7 +279,7 @@ def port_problem(addr: str, port: int) -> str | None:
 
 
 def serve(addr: str, port: int) -> None:
-    """Serve the site (Daphne's runserver, static files included) with a crawl worker beside it.
+    """Serve the site (the production web process, one worker, static files included) with a crawl worker beside it.
 
     The worker makes the dashboard's controls (run a pass, reconcile,
     requeue) do real work while the demo runs.
@@ -291,7 +292,7 @@ def serve(addr: str, port: int) -> None:
     )
     thread.start()
     try:
-        call_command("runserver", f"{addr}:{port}", insecure_serving=True, use_reloader=False)
+        web_server.run(addr, port, workers=1)
     finally:
         worker.request_stop()
         thread.join(10)
