@@ -1,7 +1,7 @@
 """Serving benchmark: page requests through the web process against nginx serving the same files.
 
     python bench/serve.py [--seconds 10] [--connections 8] [--workers N] [--baseline-tree /path/to/old/checkout]
-        [--database-url postgres://postgres@127.0.0.1:5432/ml_serve_bench]
+        [--database-url postgres://postgres@127.0.0.1:5432/mangalord_bench_serve]
 
 Builds the demo library (`manage.py demo --no-serve --no-analysis`: the
 built-in demo site crawled into a scratch PostgreSQL database and a scratch
@@ -44,7 +44,7 @@ import scratch
 from crawling.serve import free_ports
 from serving_nginx import Nginx
 
-DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/ml_serve_bench"
+DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_serve"
 PASSWORD = "bench-reader-password"
 WARM_UP_SECS = 2
 _RATE = re.compile(r"Requests/sec:\s+([\d.]+)")
