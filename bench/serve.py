@@ -211,7 +211,7 @@ def run(args: argparse.Namespace, library: Library, prefix: Path) -> dict[str, d
     web_port, front_port, static_port = free_ports(3)
     table: dict[str, dict[str, Result]] = {}
     workers = str(args.workers)
-    baseline = dict(env, PYTHONPATH=str(args.baseline_tree))
+    baseline = dict(env, PYTHONPATH=str(args.baseline_tree), PYTHONDONTWRITEBYTECODE="1")  # another checkout: read only
     servers = {
         "daphne": ([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(web_port),
                     "mangalord.asgi:application"], baseline, str(args.baseline_tree)),
