@@ -7,7 +7,9 @@ uvloop and httptools was measured too (bench/serve.py, docs/serving.md) and
 came between the two. The app is plain HTTP: pages, the API, and the
 dashboard's Server-Sent Events stream (a long streaming response), so
 websockets are off; Django has no ASGI lifespan handler, so the interface is
-`asginl` (no lifespan). The access log stays off: it would print API keys
+`asginl` (no lifespan). Each worker runs Granian's single-threaded runtime:
+with one worker a core, more Rust threads only contend for the same core.
+The access log stays off: it would print API keys
 that readers put in catalog URLs (`mangalord.log_masking` masks Daphne's).
 """
 
@@ -35,6 +37,7 @@ def granian_argv(addr: str, port: int, workers: int, *, log_level: str = "warnin
         "--host", addr,
         "--port", str(port),
         "--workers", str(workers),
+        "--runtime-mode", "st",
         "--log-level", log_level,
         "--no-access-log",
         APPLICATION,

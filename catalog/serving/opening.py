@@ -47,10 +47,10 @@ def open_body(name: str, wanted: ByteRange | None = None, storage: Storage | Non
         return Body(handle, size)
     opener = getattr(storage, "open_stream", None)
     if opener is None:
-        handle = storage.open(name, "rb")
+        stored = storage.open(name, "rb")
         if wanted is not None:
-            handle.seek(wanted.start)
-        return Body(handle, int(storage.size(name)))
+            stored.seek(wanted.start)
+        return Body(stored, int(storage.size(name)))  # type: ignore[arg-type]  # a File reads like IO[bytes]
     if wanted is None:
         stream = opener(name)
         return Body(stream, stream.size)

@@ -72,12 +72,12 @@ def _body_response(request: HttpRequest, body: Body, wanted: ByteRange | None, c
             body.close()
     else:
         response = StreamingHttpResponse(streamed(request, _blocks(body, length)), content_type=content_type)
-        response._resource_closers.append(body.close)
+        response._resource_closers.append(body.close)  # type: ignore[attr-defined]  # closed with the response
     response["Content-Length"] = str(length)
     if wanted is not None:
         response.status_code = 206
         response["Content-Range"] = wanted.content_range
-    return response  # type: ignore[return-value]
+    return response  # type: ignore[return-value]  # a streamed answer is an HttpResponse to every caller
 
 
 def _read_exactly(body: Body, length: int) -> bytes:
