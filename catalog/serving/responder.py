@@ -41,7 +41,7 @@ def serve_stored(request: HttpRequest, name: str, content_type: str, *, etag: st
     if location:
         response = HttpResponse(content_type=content_type)
         response["X-Accel-Redirect"] = location
-        return _finish(response, quoted)
+        return _finish(response, quoted, ranges=False)  # nginx serves the ranges and says so
     try:
         return _finish(_bytes(request, name, content_type, quoted), quoted)
     except (FileNotFoundError, OSError) as exc:
@@ -95,9 +95,10 @@ def _blocks(body: Body, length: int) -> Iterator[bytes]:
         yield block
 
 
-def _finish(response: HttpResponse, quoted: str) -> HttpResponse:
+def _finish(response: HttpResponse, quoted: str, *, ranges: bool = True) -> HttpResponse:
     if quoted:
         response["ETag"] = quoted
     response["Cache-Control"] = CACHE_CONTROL
-    response["Accept-Ranges"] = "bytes"
+    if ranges:
+        response["Accept-Ranges"] = "bytes"
     return response
