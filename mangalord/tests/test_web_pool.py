@@ -31,7 +31,8 @@ def test_sqlite_has_no_pool():
 
 @pytest.mark.django_db(transaction=True)
 def test_requests_reuse_the_pooled_connections():
-    """Ten request-sized uses of a pooled alias (connect, query, close as a request's end does) see one backend."""
+    """Ten request-sized uses of a pooled alias (connect, query, close as a request's end does) see only the pool's
+    two backends: no use opens a connection of its own."""
     if connection.vendor != "postgresql":
         pytest.skip("the pool is PostgreSQL's")
     pooled = web_pool({**settings.DATABASES["default"], "NAME": connection.settings_dict["NAME"]}, 2)
@@ -44,6 +45,6 @@ def test_requests_reuse_the_pooled_connections():
                 cursor.execute("SELECT pg_backend_pid()")
                 backends.add(cursor.fetchone()[0])
             alias.close()  # what close_old_connections does when a request ends: back to the pool
-        assert len(backends) == 1
+        assert len(backends) <= 2
     finally:
         alias.close_pool()
