@@ -206,12 +206,13 @@ def _wait_answering(port: int, process: subprocess.Popen, log: Path) -> None:
 
 
 def run(args: argparse.Namespace, library: Library, prefix: Path) -> dict[str, dict[str, Result]]:
-    env = server_env(args.database_url, library.data_dir)
+    env = server_env(args.database_url, library.data_dir, MANGALORD_WEB_PROCESS="1")  # pooled, as `serve` runs
     here = scratch.REPO_ROOT
     web_port, front_port, static_port = free_ports(3)
     table: dict[str, dict[str, Result]] = {}
     workers = str(args.workers)
     baseline = dict(env, PYTHONPATH=str(args.baseline_tree), PYTHONDONTWRITEBYTECODE="1")  # another checkout: read only
+    baseline.pop("MANGALORD_WEB_PROCESS")  # as README ran it
     servers = {
         "daphne": ([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(web_port),
                     "mangalord.asgi:application"], baseline, str(args.baseline_tree)),

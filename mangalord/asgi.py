@@ -9,7 +9,6 @@ output, turn it off.
 import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mangalord.settings")
-os.environ.setdefault("MANGALORD_WEB_PROCESS", "1")  # its database connections come from a pool (database_config)
 
 from mangalord.startup import load_settings  # noqa: E402
 

@@ -1,8 +1,8 @@
 """DATABASES from DATABASE_URL: PostgreSQL (directly or behind PgBouncer) or the embedded SQLite default.
 
-The web process (and only it: `mangalord.asgi` sets WEB_PROCESS_ENV before
-the settings load) takes its PostgreSQL connections from a psycopg pool
-(`web_pool`). Persistent connections (CONN_MAX_AGE) are not safe there:
+The web process (and only it: `manage.py serve` sets WEB_PROCESS_ENV for
+the server it starts, before the settings load) takes its PostgreSQL
+connections from a psycopg pool (`web_pool`). Persistent connections (CONN_MAX_AGE) are not safe there:
 under ASGI each request's sync code may run in another thread, and Django
 keeps one connection per thread, so idle threads would each hold one open
 that is closed only when it is next used. A pool is shared by all threads;
@@ -26,7 +26,9 @@ def web_pool(db: dict[str, Any], size: int) -> dict[str, Any]:
     """`db` with a psycopg pool of at most `size` connections when it is PostgreSQL (unchanged otherwise). Pure."""
     if db.get("ENGINE") != "django.db.backends.postgresql":
         return db
-    pool = {"min_size": min(2, size), "max_size": size, "timeout": POOL_TIMEOUT_SECS}
+    # min_size 0: connections open as requests need them and stay for the next ones (closed after ten idle
+    # minutes), so a quiet process, or one serving only the dashboard's streams, holds no idle spares.
+    pool = {"min_size": 0, "max_size": size, "timeout": POOL_TIMEOUT_SECS}
     return {**db, "CONN_MAX_AGE": 0, "OPTIONS": {**db.get("OPTIONS", {}), "pool": pool}}
 
 

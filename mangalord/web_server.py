@@ -19,6 +19,9 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
+
+from mangalord.database_config import WEB_PROCESS_ENV
 
 APPLICATION = "mangalord.asgi:application"
 
@@ -44,9 +47,15 @@ def granian_argv(addr: str, port: int, workers: int, *, log_level: str = "warnin
     ]  # fmt: skip
 
 
+def web_process_env(base: Mapping[str, str]) -> dict[str, str]:
+    """The server's environment: `base`, marked as the web process, whose database connections are pooled
+    (mangalord/database_config.py). Pure."""
+    return {**base, WEB_PROCESS_ENV: "1"}
+
+
 def run(addr: str, port: int, workers: int) -> int:
     """Serve until the server exits or this process gets SIGINT/SIGTERM (passed on); the server's exit status."""
-    process = subprocess.Popen(granian_argv(addr, port, workers))
+    process = subprocess.Popen(granian_argv(addr, port, workers), env=web_process_env(os.environ))
     previous = {sig: signal.signal(sig, lambda signum, frame: process.send_signal(signum)) for sig in _STOPS}
     try:
         return process.wait()

@@ -19,7 +19,7 @@ POSTGRES = {
 
 def test_the_web_pool_is_sized_and_keeps_the_other_options():
     pooled = web_pool(POSTGRES, 8)
-    assert pooled["OPTIONS"] == {"connect_timeout": 10, "pool": {"min_size": 2, "max_size": 8, "timeout": 10}}
+    assert pooled["OPTIONS"] == {"connect_timeout": 10, "pool": {"min_size": 0, "max_size": 8, "timeout": 10}}
     assert pooled["CONN_MAX_AGE"] == 0  # Django refuses persistent connections with a pool
     assert POSTGRES["OPTIONS"] == {"connect_timeout": 10}
 
@@ -48,3 +48,12 @@ def test_requests_reuse_the_pooled_connections():
         assert len(backends) <= 2
     finally:
         alias.close_pool()
+
+
+def test_only_the_web_process_is_marked_for_the_pool():
+    from mangalord.web_server import web_process_env
+
+    assert web_process_env({"DATABASE_URL": "postgres://x/y"}) == {
+        "DATABASE_URL": "postgres://x/y",
+        "MANGALORD_WEB_PROCESS": "1",
+    }

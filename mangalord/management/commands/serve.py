@@ -7,7 +7,7 @@ import os
 from django.core.management.base import BaseCommand
 
 from jobs.commands import positive_int
-from mangalord.web_server import default_workers, granian_argv
+from mangalord.web_server import default_workers, granian_argv, web_process_env
 
 
 class Command(BaseCommand):
@@ -22,4 +22,4 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         argv = granian_argv(options["addr"], options["port"], options["workers"] or default_workers())
-        os.execv(argv[0], argv)  # the server replaces this process: signals reach it directly
+        os.execve(argv[0], argv, web_process_env(os.environ))  # the server replaces this process: signals reach it
