@@ -22,6 +22,6 @@ RUN SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')"
 
 VOLUME ["/data"]
 EXPOSE 8000
-# Web server; run workers from the same image with
+# Web server (Granian, one worker process a core: `--workers N`, docs/serving.md); run workers from the same image with
 # `python manage.py crawl_worker` / `python manage.py analyze_worker`.
-CMD ["sh", "-c", "python manage.py migrate --noinput && daphne -b 0.0.0.0 -p 8000 mangalord.asgi:application"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && exec python manage.py serve --addr 0.0.0.0 --port 8000"]

@@ -85,10 +85,13 @@ def no_outbound_allowance(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """API throttles and remembered Basic passwords live in the cache: each test starts without them."""
+    """API throttles and remembered credentials live in caches: each test starts without them."""
     from django.core.cache import cache
 
+    from accounts import remembered
+
     cache.clear()
+    remembered.forget_all()
 
 
 @pytest.fixture(autouse=True)

@@ -6,3 +6,8 @@ class AccountsConfig(AppConfig):
 
     name = "accounts"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from accounts import signals
+
+        signals.connect()

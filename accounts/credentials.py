@@ -12,11 +12,15 @@ counted. The built-in schemes:
   under an HMAC of (user id, stored password hash, password): changing the
   password changes the stored hash, so the old entry can never match, and
   nothing in the cache reveals the password. The lockout is checked before
-  the cache, so a remembered password is refused while locked like any other.
+  that cache, so a password it holds is refused while locked like any other.
   A per-user API key (`accounts.api_keys`) stands in for the password, for
   apps that only ask for a user name and a password (Mihon, OPDS apps).
 - `Token` (`Authorization: Token <key>`): a DRF token (`POST /api/v1/auth/token/`).
 - `X-API-Key`: a per-user API key.
+
+Any header credential that passed is then trusted for a short burst in the
+process without a query (`accounts.remembered`), until a failed login or a
+change to its user, key or token.
 
 A user proven by an API key (any way it is sent) comes back marked with the
 key's scope (`api_keys.signed_in_with`): a `read` key never passes the
@@ -50,7 +54,7 @@ from django.core.cache import cache
 from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
-from accounts import api_keys, lockout, usernames
+from accounts import api_keys, lockout, remembered, usernames
 
 BASIC_CACHE_SECS = 300
 # What a 401 asks of clients that speak HTTP Basic (OPDS apps, Mihon): they send credentials only after it.
@@ -213,9 +217,25 @@ def register_scheme(scheme: HeaderScheme) -> None:
 
 
 def header_user(request: HttpRequest) -> Any | None:
-    """The user the request's header credentials prove, or None when it carries none; raises when they fail."""
+    """The user the request's header credentials prove, or None when it carries none; raises when they fail.
+
+    A credential that passed moments ago is remembered (`accounts.remembered`): no query, no lockout read.
+    """
     for scheme in _schemes:
         value = scheme.read(request)
         if value is not None:
-            return scheme.verify(request, value)
+            return _checked_once(request, scheme, value)
     return None
+
+
+def _checked_once(request: HttpRequest, scheme: HeaderScheme, value: str) -> Any:
+    key = remembered.credential_key(scheme.name, value)
+    user = remembered.recall(key)
+    if user is not None:
+        return user
+    with remembered.checking(key):
+        user = remembered.recall(key)  # a concurrent request with this credential may have just passed
+        if user is None:
+            user = scheme.verify(request, value)
+            remembered.remember(key, user)
+    return user

@@ -45,7 +45,7 @@ django.setup()
 from PIL import Image
 Image.MAX_IMAGE_PIXELS = None
 from catalog.errors import ImageRejected
-from catalog.storage import _checked_size
+from catalog.image_checks import checked_size
 from reader.images import render
 
 def rss(field):
@@ -75,7 +75,7 @@ elif mode == "pillow-check":
         image.load()
 elif mode == "ingest":
     try:
-        _checked_size(path, "", 10**12)  # no type: the reduced-size decode any image the JPEG walk cannot vouch for gets
+        checked_size(path, "", 10**12)  # no type: the reduced-size decode any image the JPEG walk cannot vouch for gets
     except ImageRejected:
         print("refused")
 print(before, rss("VmHWM:"))

@@ -88,11 +88,13 @@ class ObjectStream(io.RawIOBase):
 
 
 class StreamingS3Storage(S3Storage):
-    def open_stream(self, name: str) -> ObjectStream:
-        """The stored object as a stream; FileNotFoundError when there is none."""
+    def open_stream(self, name: str, byte_range: tuple[int, int] | None = None) -> ObjectStream:
+        """The stored object (bytes `byte_range`, first and last inclusive, when given) as a stream;
+        FileNotFoundError when there is none."""
         key = self._normalize_name(clean_name(name))
+        extra = {"Range": f"bytes={byte_range[0]}-{byte_range[1]}"} if byte_range is not None else {}
         try:
-            response = self.bucket.Object(key).get()
+            response = self.bucket.Object(key).get(**extra)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") in {"NoSuchKey", "404", "NotFound"}:
                 raise FileNotFoundError(f"no stored object {name!r}") from exc

@@ -3,16 +3,16 @@
 An image goes from the source to storage one chunk at a time: peak memory is
 about one HTTP chunk plus the 64-byte sniff prefix, whatever the image size
 (a JPEG up to JPEG_WALK_IN_MEMORY_BYTES keeps its chunks until its framing is
-walked, see `_checked_size`).
+walked, see `catalog.image_checks.checked_size`).
 On the local filesystem the bytes land in a temp file in the target
 directory, are fsynced (or, for a batch, made durable together: see
 `make_stored_durable`), checked, and renamed to a fresh `<uuid>.<ext>` name,
 so a reader never sees a half-written page and a failure (served as a
 non-image type, not an image, over the byte or pixel cap, connection cut
 mid-body, undecodable, over the decode budget) leaves no file at all. Each
-image is decoded once here at reduced size (catalog/imaging.py: a JPEG at
-1/8 scale, a PNG row by row) after its header passed the pixel cap, so a
-garbled body or a decompression bomb never reaches a reader.
+image passes `catalog.image_checks` once here (a reduced-size decode after
+its header passed the pixel cap), so a garbled body or a decompression bomb
+never reaches a reader.
 Other storages (S3-compatible: catalog/s3.py) have no rename, so the bytes
 are staged in a local temp file with the same checks, decoded, and only then
 handed to `storage.save`, which for S3 is a multipart upload from that file:
@@ -42,11 +42,15 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import FileSystemStorage, Storage, default_storage
 
-from catalog import imaging
 from catalog.errors import ImageRejected
-from catalog.jpeg_frame import sound_jpeg, sound_jpeg_size
+from catalog.image_checks import (
+    SNIFF_BYTES,
+    check_declared_type,
+    checked_size,
+    describe_non_image,
+    sniff_image_type,
+)
 
-SNIFF_BYTES = 64
 # A JPEG up to this size is walked (`catalog.jpeg_frame`) in the chunks it arrived in, instead of mapping the
 # file just written back in: a page's mapping and its faults cost more than the walk itself. Larger ones are
 # walked from the file, so memory stays flat whatever the size.
@@ -67,39 +71,6 @@ class StoredImage:
     height: int
     size: int
     sha256: str
-
-
-def sniff_image_type(prefix: bytes) -> tuple[str, str] | None:
-    """(content type, extension) when `prefix` starts like a JPEG, PNG, WebP, GIF or AVIF file."""
-    if prefix.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg", "jpg"
-    if prefix.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png", "png"
-    if prefix[:4] == b"RIFF" and prefix[8:12] == b"WEBP":
-        return "image/webp", "webp"
-    if prefix[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif", "gif"
-    if prefix[4:8] == b"ftyp" and (b"avif" in prefix[8:SNIFF_BYTES] or b"avis" in prefix[8:SNIFF_BYTES]):
-        return "image/avif", "avif"
-    return None
-
-
-def describe_non_image(prefix: bytes) -> str:
-    """What rejected bytes look like, for the error message (an HTML error page is the usual culprit)."""
-    head = prefix.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if head.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in head:
-        return "text/html"
-    if head.startswith((b"{", b"[")):
-        return "application/json"
-    if head.startswith(b"<"):
-        return "text/xml or markup"
-    if not prefix:
-        return "an empty body"
-    try:
-        prefix.decode("utf-8")
-    except UnicodeDecodeError:
-        return "unknown binary data"
-    return "text"
 
 
 def validate_directory(directory: str) -> str:
@@ -161,73 +132,6 @@ class _Meter:
             else:
                 self._kept = None
         return chunk
-
-
-# Image types a server may declare for an image besides image/*: some CDNs send everything as octet-stream.
-_GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
-
-
-def check_declared_type(content_type: str) -> None:
-    """Refuse a response that says it is not an image (an HTML error page, JSON) before reading its body."""
-    declared = content_type.split(";")[0].strip().lower()
-    if declared not in _GENERIC_TYPES and not declared.startswith("image/"):
-        raise ImageRejected(f"served as {declared!r}, not as an image")
-
-
-def check_pixels(width: int, height: int, max_pixels: int) -> None:
-    if width * height > max_pixels:
-        raise ImageRejected(
-            f"image is {width}x{height} ({width * height} pixels), over the pixel cap of {max_pixels} "
-            "(CRAWLER_MAX_IMAGE_PIXELS): a decompression bomb or a page no reader can show"
-        )
-
-
-def check_decode_budget(header: imaging.Header) -> None:
-    """Refuse an image whose decoder would hold more than IMAGE_DECODE_BUDGET_MB even for a small copy.
-
-    Only GIF and AVIF can: their decoders hold the whole frame (about 5 and
-    17 bytes a pixel), so the budget is their pixel cap (150 MB: 29 MP GIF,
-    9 MP AVIF).
-    """
-    budget = settings.IMAGE_DECODE_BUDGET_MB
-    needed = header.decode_bytes(imaging.CHECK_BOX) / (1024 * 1024)
-    if needed > budget:
-        raise ImageRejected(
-            f"{header.decoder} image is {header.width}x{header.height}: its decoder holds the whole frame "
-            f"({needed:.0f} MB), over the decode budget of {budget} MB (IMAGE_DECODE_BUDGET_MB)"
-        )
-
-
-def _sound_jpeg(path: str, body: bytes | None) -> tuple[int, int] | None:
-    return sound_jpeg(body) if body is not None else sound_jpeg_size(path)
-
-
-def _checked_size(path: str, content_type: str, max_pixels: int, body: bytes | None = None) -> tuple[int, int]:
-    """Width and height, once the whole image is proven to decode within the pixel cap and the decode budget.
-
-    The size comes from the header and is checked before any pixel is
-    decoded, so a decompression bomb costs nothing. The image is then decoded
-    once at reduced size (a JPEG at 1/8 scale, a PNG row by row): every byte
-    is read and checked at a fraction of the memory. A header with a cut or
-    garbled body fails here, once, instead of in every reader later.
-
-    A JPEG whose framing proves it whole (`catalog.jpeg_frame`: every segment
-    in place, every scan ended, EOI last) skips the decode: a cut or mangled
-    transfer shows in the framing, and the walk costs a twenty-fifth of the
-    reduced-size decode. Anything the walk cannot vouch for is decoded.
-    `body`, when given, is the file's bytes, walked instead of the file.
-    """
-    if content_type == "image/jpeg" and (size := _sound_jpeg(path, body)) is not None:
-        check_pixels(*size, max_pixels)
-        return size
-    try:
-        header = imaging.read_header(path)
-        check_pixels(header.width, header.height, max_pixels)
-        check_decode_budget(header)
-        imaging.check_decodes(path)
-    except imaging.Undecodable as exc:
-        raise ImageRejected(f"the bytes start like an image but could not be decoded: {exc}") from exc
-    return header.width, header.height
 
 
 def store_image_stream(
@@ -295,7 +199,7 @@ def _write_local(
             out.flush()
             if durable:
                 os.fsync(out.fileno())
-        size = _checked_size(temp_path, content_type, max_pixels, meter.kept())
+        size = checked_size(temp_path, content_type, max_pixels, meter.kept())
         if storage.file_permissions_mode is not None:
             os.chmod(temp_path, storage.file_permissions_mode)
         os.replace(temp_path, final_path)
@@ -316,7 +220,7 @@ def _write_via_storage_api(
         for chunk in meter.rest():
             staged.write(chunk)
         staged.flush()
-        size = _checked_size(staged.name, content_type, max_pixels, meter.kept())
+        size = checked_size(staged.name, content_type, max_pixels, meter.kept())
         staged.seek(0)
         saved = storage.save(name, File(staged, name=name))
     if saved != name:  # the storage renamed it: a name we did not build would go unreferenced

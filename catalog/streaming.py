@@ -35,7 +35,7 @@ def streamed(request: HttpRequest | Any, chunks: Iterable[bytes]) -> Iterable[by
 
 async def _pulled(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
     pull = sync_to_async(next, thread_sensitive=True)
-    while (chunk := await pull(chunks, _END)) is not _END:
+    while (chunk := await pull(chunks, _END)) is not _END:  # type: ignore[call-arg]  # next() with a default
         yield chunk  # type: ignore[misc]
 
 

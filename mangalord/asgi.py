@@ -1,4 +1,4 @@
-"""ASGI entry point: Daphne serves plain HTTP (including the SSE stream) through Django.
+"""ASGI entry point: the web process (Granian, or Daphne) serves plain HTTP (including the SSE stream) through Django.
 
 With `SERVE_STATIC` (the default) the admin's and dashboard's static files are
 served by this process too, so a plain `daphne mangalord.asgi:application`
@@ -22,8 +22,12 @@ from channels.routing import ProtocolTypeRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 from django.core.asgi import get_asgi_application  # noqa: E402
+from django.core.wsgi import get_wsgi_application  # noqa: E402
 
-django_asgi_app = get_asgi_application()
+from mangalord.sync_routes import SyncRoutes  # noqa: E402
+
+# Page and cover reads run whole in one worker thread (mangalord/sync_routes.py); everything else is ASGI.
+django_asgi_app = SyncRoutes(get_asgi_application(), get_wsgi_application(), threads=settings.WEB_DB_POOL_SIZE)
 http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
 
 application = ProtocolTypeRouter({"http": http_app})

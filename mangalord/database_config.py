@@ -1,4 +1,14 @@
-"""DATABASES from DATABASE_URL: PostgreSQL (directly or behind PgBouncer) or the embedded SQLite default."""
+"""DATABASES from DATABASE_URL: PostgreSQL (directly or behind PgBouncer) or the embedded SQLite default.
+
+The web process (and only it: `manage.py serve` sets WEB_PROCESS_ENV for
+the server it starts, before the settings load) takes its PostgreSQL
+connections from a psycopg pool (`web_pool`). Persistent connections (CONN_MAX_AGE) are not safe there:
+under ASGI each request's sync code may run in another thread, and Django
+keeps one connection per thread, so idle threads would each hold one open
+that is closed only when it is next used. A pool is shared by all threads;
+a request borrows one connection and gives it back when it ends. Workers
+keep their own connection handling (jobs.worker.pool).
+"""
 
 import warnings
 from pathlib import Path
@@ -7,6 +17,19 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 
 from mangalord.env_readers import env, read
+
+WEB_PROCESS_ENV = "MANGALORD_WEB_PROCESS"
+POOL_TIMEOUT_SECS = 10
+
+
+def web_pool(db: dict[str, Any], size: int) -> dict[str, Any]:
+    """`db` with a psycopg pool of at most `size` connections when it is PostgreSQL (unchanged otherwise). Pure."""
+    if db.get("ENGINE") != "django.db.backends.postgresql":
+        return db
+    # min_size 0: connections open as requests need them and stay for the next ones (closed after ten idle
+    # minutes), so a quiet process, or one serving only the dashboard's streams, holds no idle spares.
+    pool = {"min_size": 0, "max_size": size, "timeout": POOL_TIMEOUT_SECS}
+    return {**db, "CONN_MAX_AGE": 0, "OPTIONS": {**db.get("OPTIONS", {}), "pool": pool}}
 
 
 def database(pooler: str, data_dir: Path) -> dict[str, Any]:

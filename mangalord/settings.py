@@ -17,7 +17,7 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 
 from mangalord import renamed_env
-from mangalord.database_config import database
+from mangalord.database_config import WEB_PROCESS_ENV, database, web_pool
 from mangalord.env_readers import (
     env,
     invalid,
@@ -155,7 +155,11 @@ DATABASE_DIRECT_URL = read(
 )
 
 
+# The web process's PostgreSQL connections come from a pool of this many (mangalord/database_config.py).
+WEB_DB_POOL_SIZE = positive("WEB_DB_POOL_SIZE", 8)
 DATABASES = {"default": database(DATABASE_POOLER, DATA_DIR)}
+if os.environ.get(WEB_PROCESS_ENV):
+    DATABASES["default"] = web_pool(DATABASES["default"], WEB_DB_POOL_SIZE)
 if DATABASE_DIRECT_URL:
     # Around the pooler: a worker's status row is written here while the pooler is down (jobs.worker.status.publish),
     # so the dashboard can say since when its database path is unavailable. Tests mirror it onto default.
@@ -180,6 +184,15 @@ STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "staticfiles"
 # Serve /static/ from the ASGI app itself (see mangalord/asgi.py); off behind a proxy that serves STATIC_ROOT.
 SERVE_STATIC = read("SERVE_STATIC", strict_bool, True)
+# Behind nginx: an image answer hands the stored file to nginx's internal location with this prefix
+# (`X-Accel-Redirect`, catalog/serving/accel.py, docs/serving.md) after the permission check. Empty: off.
+SERVE_ACCEL_REDIRECT = read(
+    "SERVE_ACCEL_REDIRECT",
+    env.str,
+    "",
+    lambda v: not v or (v.startswith("/") and v.endswith("/") and " " not in v),
+    "must be empty or a location prefix such as /protected/",
+)
 MEDIA_URL = "media/"
 # Relative to MANGALORD_DATA_DIR: moving the data directory moves the media with it.
 MEDIA_ROOT = path("MEDIA_ROOT", DATA_DIR / "media", under=DATA_DIR)

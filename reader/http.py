@@ -1,4 +1,4 @@
-"""Small HTTP helpers shared by the reader views: HEAD like GET, streamed files, paging."""
+"""Small HTTP helpers shared by the reader views: HEAD like GET, paging, a plain 400."""
 
 from __future__ import annotations
 
@@ -6,14 +6,10 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django.core.files.storage import default_storage
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.views.decorators.http import require_safe
 
 from catalog.inputs import BadInteger, parse_bounded_int
-from catalog.streaming import file_response
-
-IMAGE_CACHE_CONTROL = "private, max-age=86400"
 
 
 def get_or_head(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -53,16 +49,3 @@ def page_param(request: HttpRequest, name: str = "page") -> int:
 
 def bad_request(message: str) -> HttpResponse:
     return HttpResponseBadRequest(message + "\n", content_type="text/plain; charset=utf-8")
-
-
-def stream_stored(request: HttpRequest, name: str, content_type: str, etag: str = "") -> HttpResponse:
-    """A stored file, streamed in blocks from any storage backend (catalog.streaming)."""
-    try:
-        handle = default_storage.open(name, "rb")
-    except (FileNotFoundError, OSError) as exc:
-        raise Http404("The stored file is missing.") from exc
-    response = file_response(request, handle, content_type)
-    if etag:
-        response["ETag"] = f'"{etag}"'
-    response["Cache-Control"] = IMAGE_CACHE_CONTROL
-    return response

@@ -7,7 +7,7 @@ import mimetypes
 from django.http import Http404, HttpRequest, HttpResponse
 
 from catalog.models import Page
-from reader.http import stream_stored
+from catalog.serving.responder import serve_stored
 from reader.images import cache_width, needs_downscale, scaled_type, stored_copy
 
 THUMBNAIL_WIDTH = 320
@@ -23,9 +23,9 @@ def page_response(
         width = None
     wanted = as_type or (scaled_type(page.content_type) if width else page.content_type)
     if width is None and wanted == page.content_type:
-        return stream_stored(request, page.image.name, page.content_type, page.sha256)
+        return serve_stored(request, page.image.name, page.content_type, etag=page.sha256)
     name = _copy(page.image.name, "page", width, wanted)
-    return stream_stored(request, name, wanted, f"{page.sha256}-w{width or 0}-{wanted.split('/')[1]}")
+    return serve_stored(request, name, wanted, etag=f"{page.sha256}-w{width or 0}-{wanted.split('/')[1]}")
 
 
 def cover_type(name: str) -> str:
@@ -38,7 +38,7 @@ def thumbnail_type(name: str) -> str:
 
 def cover_thumbnail_response(request: HttpRequest, name: str) -> HttpResponse:
     content_type = thumbnail_type(name)
-    return stream_stored(request, _copy(name, "thumb", THUMBNAIL_WIDTH, content_type), content_type)
+    return serve_stored(request, _copy(name, "thumb", THUMBNAIL_WIDTH, content_type), content_type)
 
 
 def _copy(original: str, key: str, width: int | None, content_type: str) -> str:

@@ -1,4 +1,4 @@
-"""A real Daphne server in a subprocess on an ephemeral 127.0.0.1 port.
+"""Real web servers in a subprocess on 127.0.0.1: Daphne (ephemeral port) and the production web process.
 
 Used by the dashboard and stream tests and by `bench/status_fanout.py`. The
 caller passes the child environment (database, media) so the server sees the
@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+
+from testsupport.ports import free_port, wait_for_port
 
 LISTENING = re.compile(r"Listening on TCP address 127\.0\.0\.1:(\d+)")
 APPLICATION = "mangalord.asgi:application"
@@ -67,3 +69,24 @@ def start_daphne(env: dict[str, str], *, cwd: str, startup_timeout: float = 30.0
         time.sleep(0.05)
     server.stop()
     raise RuntimeError(f"daphne did not start:\n{server.log()}")
+
+
+def start_web_process(env: dict[str, str], *, cwd: str, workers: int = 2, startup_timeout: float = 60.0) -> LiveServer:
+    """Start the production web process (`manage.py serve`, Granian) on a free port; return once it accepts."""
+    env = {k: v for k, v in env.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    fd, log_path = tempfile.mkstemp(prefix="web-", suffix=".log")
+    log = os.fdopen(fd, "w")
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(port), "--workers", str(workers)],
+        cwd=cwd,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    log.close()
+    server = LiveServer(url=f"http://127.0.0.1:{port}", process=process, log_path=log_path)
+    if wait_for_port(port, startup_timeout, alive=lambda: process.poll() is None):
+        return server
+    server.stop()
+    raise RuntimeError(f"the web process did not start:\n{server.log()}")

@@ -19,7 +19,7 @@ import mimetypes
 from django.db import IntegrityError
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.http import Http404, HttpResponse, HttpResponseNotModified
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
@@ -38,12 +38,7 @@ from catalog.bookmarks import create_bookmark
 from catalog.chapter_order import READING_ORDER
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
 from catalog.search import title_search
-from catalog.storage import open_stored
-from catalog.streaming import file_response
-
-# Pages are immutable once stored, but a re-download may replace one: a day
-# of caching with the content hash as ETag keeps revalidation cheap.
-IMAGE_CACHE_CONTROL = "public, max-age=86400"
+from catalog.serving.responder import serve_stored
 
 
 class LibraryAccess:
@@ -91,25 +86,10 @@ def manga_list(q: str | None = None, tag: str | None = None, status: str | None 
 
 
 def _stream_file(request: Request, name: str, content_type: str, etag: str) -> HttpResponse:
-    """Stream a stored file in blocks, never read whole in Python (catalog.streaming)."""
-    quoted = f'"{etag}"' if etag else ""
-    if quoted and quoted in request.headers.get("If-None-Match", ""):
-        response = HttpResponseNotModified()
-    else:
-        try:
-            handle = open_stored(name)
-        except (FileNotFoundError, OSError) as exc:
-            raise Http404("The stored file is missing.") from exc
-        if not content_type.startswith("image/"):
-            content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
-        response = file_response(request, handle, content_type)
-        size = getattr(handle, "size", None)  # a remote object's length: FileResponse cannot stat it
-        if isinstance(size, int) and "Content-Length" not in response:
-            response["Content-Length"] = str(size)
-    if quoted:
-        response["ETag"] = quoted
-    response["Cache-Control"] = IMAGE_CACHE_CONTROL
-    return response
+    """A stored file through the one responder every reader uses (catalog.serving)."""
+    if not content_type.startswith("image/"):
+        content_type = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    return serve_stored(request._request, name, content_type, etag=etag)
 
 
 _image_responses = {

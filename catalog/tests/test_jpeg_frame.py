@@ -8,7 +8,7 @@ import os
 import pytest
 from PIL import Image
 
-from catalog import storage
+from catalog import image_checks, storage
 from catalog.errors import ImageRejected
 from catalog.jpeg_frame import sound_jpeg, sound_jpeg_size
 from catalog.storage import store_image_stream
@@ -74,8 +74,8 @@ def test_a_jpeg_over_the_pixel_cap_is_refused_from_its_frame_header(settings):
 
 def test_a_vouched_for_jpeg_is_stored_without_the_decode(settings, monkeypatch):
     decoded: list[str] = []
-    real = storage.imaging.check_decodes
-    monkeypatch.setattr(storage.imaging, "check_decodes", lambda path: (decoded.append(path), real(path)))
+    real = image_checks.imaging.check_decodes
+    monkeypatch.setattr(image_checks.imaging, "check_decodes", lambda path: (decoded.append(path), real(path)))
     whole = _jpeg("RGB")
     stored = store_image_stream(ChunkStream(whole), directory="pages/c")
     assert (stored.width, stored.height, stored.size) == (300, 420, len(whole))

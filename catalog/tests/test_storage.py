@@ -10,7 +10,8 @@ import pytest
 from django.core.files.storage import FileSystemStorage, InMemoryStorage, default_storage
 
 from catalog import storage
-from catalog.storage import delete_stored, sniff_image_type, store_image_stream, validate_directory
+from catalog.image_checks import sniff_image_type
+from catalog.storage import delete_stored, store_image_stream, validate_directory
 from catalog.tests.images import ChunkStream, image_bytes, store_from
 from crawler.errors import ImageRejected, SourceUnavailable
 

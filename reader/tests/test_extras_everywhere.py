@@ -26,6 +26,7 @@ from reader.models import ReadProgress
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, assert_valid_opds, basic
 from reader.tests.komga_schema import assert_komga_valid
+from testsupport.responses import body_of
 
 pytestmark = pytest.mark.django_db
 
@@ -109,7 +110,7 @@ def test_opds_feed_names_extras_by_their_label_after_the_main_chapters(client, a
 def _comic_info(client, chapter) -> etree._Element:
     response = client.get(f"/opds/chapters/{chapter.id}/cbz/", **ALICE)
     assert response.status_code == 200
-    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    archive = zipfile.ZipFile(io.BytesIO(body_of(response)))
     return etree.fromstring(archive.read("ComicInfo.xml"))
 
 

@@ -19,6 +19,7 @@ from catalog.chapter_names import own_title
 from reader.naming import cbz_filename, safe_filename
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, assert_valid_opds, basic
+from testsupport.responses import body_of
 
 pytestmark = pytest.mark.sqlite_ok
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -55,7 +56,7 @@ def test_chapter_titles_are_shown_once_in_web_opds_comicinfo_cbz_names_and_api(c
     assert [e.findtext(f"{ATOM}title") for e in feed.iter(f"{ATOM}entry")] == ["Chapter 1: Burning Tower", "Chapter 2"]
     cbz = client.get(f"/opds/chapters/{named.id}/cbz/")
     assert "Berserk%20-%20c001%20-%20Burning%20Tower.cbz" in cbz["Content-Disposition"]
-    archive = zipfile.ZipFile(io.BytesIO(b"".join(cbz.streaming_content)))
+    archive = zipfile.ZipFile(io.BytesIO(body_of(cbz)))
     assert etree.fromstring(archive.read("ComicInfo.xml")).findtext("Title") == "Chapter 1: Burning Tower"
     chapters = client.get(f"/api/v1/mangas/{manga.id}/").json()["chapters"]
     assert [(c["title"], c["display_title"]) for c in chapters] == [
@@ -109,7 +110,7 @@ def test_pse_links_declare_the_type_the_server_sends_and_webp_pages_are_converte
     for name, wanted in (("png", "PNG"), ("webp", "JPEG"), ("jpeg", "JPEG"), ("gif", "PNG")):
         for query in ({}, {"maxWidth": "20"}):
             answer = client.get(f"/opds/chapters/{chapters[name].id}/pages/0/", query, **auth)
-            body = b"".join(answer.streaming_content)
+            body = body_of(answer)
             assert Image.open(io.BytesIO(body)).format == wanted, (name, query)
             assert answer["Content-Type"] == f"image/{wanted.lower()}"
 
@@ -124,7 +125,7 @@ def test_a_webp_page_converted_for_pse_without_a_width_is_no_wider_than_the_deco
     chapter.save()
     settings.IMAGE_DECODE_BUDGET_MB = 1  # WebP holds its decoded frame: 600x900 would need about 4.6 MB
     answer = client.get(f"/opds/chapters/{chapter.id}/pages/0/", **basic("alice", PASSWORD))
-    converted = Image.open(io.BytesIO(b"".join(answer.streaming_content)))
+    converted = Image.open(io.BytesIO(body_of(answer)))
     assert converted.format == "JPEG" and 200 <= converted.width <= 300
 
 
@@ -134,7 +135,7 @@ def test_a_scaled_page_is_kept_on_s3_storage_too(client, alice, db, s3_storage):
     page = f.page(chapter, 0, image("PNG", (400, 600)))
     client.force_login(alice)
     answer = client.get(f"/read/pages/{page.id}/image/?w=200")
-    assert Image.open(io.BytesIO(b"".join(answer.streaming_content))).size == (200, 300)
+    assert Image.open(io.BytesIO(body_of(answer))).size == (200, 300)
     stem = page.image.name.rsplit(".", 1)[0]
     assert f"media/scaled/{stem}-page-w200.png" in s3_storage.keys()
 
@@ -145,12 +146,12 @@ def test_a_scaled_page_is_kept_in_storage_for_the_next_view(client, alice, db, s
     client.force_login(alice)
     page = chapter.pages.get()
     first = client.get(f"/read/pages/{page.id}/image/?w=400")
-    assert Image.open(io.BytesIO(b"".join(first.streaming_content))).size == (400, 600)
+    assert Image.open(io.BytesIO(body_of(first))).size == (400, 600)
     kept = list(Path(settings.MEDIA_ROOT, "scaled").rglob("*-w400.png"))
     assert len(kept) == 1
     kept[0].write_bytes(image("PNG", (400, 600)))  # what the next view streams is the kept copy
     again = client.get(f"/read/pages/{page.id}/image/?w=400")
-    assert b"".join(again.streaming_content) == kept[0].read_bytes()
+    assert body_of(again) == kept[0].read_bytes()
 
 
 def test_exported_files_and_folders_honour_the_umask(db, tmp_path):

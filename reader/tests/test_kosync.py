@@ -22,6 +22,7 @@ from reader.kosync.digest import PartialMD5
 from reader.models import DocumentDigest, ReadProgress
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, basic
+from testsupport.responses import body_of
 
 KOSYNC_HEADERS = {"HTTP_ACCEPT": "application/vnd.koreader.v1+json"}
 PSE = "{http://vaemendis.net/opds-pse/ns}"
@@ -59,7 +60,7 @@ def test_streamed_partial_md5_equals_koreaders_seek_and_read(tmp_path, size):
 def _download(client: Client, chapter, **auth) -> bytes:
     response = client.get(f"/opds/chapters/{chapter.id}/cbz/", **auth)
     assert response.status_code == 200
-    return b"".join(response.streaming_content)
+    return body_of(response)
 
 
 @pytest.mark.sqlite_ok

@@ -11,6 +11,7 @@ from PIL import Image
 from reader.images import COPY_WIDTHS, cache_width
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, basic
+from testsupport.responses import body_of
 
 pytestmark = pytest.mark.sqlite_ok
 
@@ -43,7 +44,7 @@ def test_114_different_widths_of_one_600px_page_store_at_most_one_copy_per_step_
     for width in asked:
         answer = client.get(f"/read/pages/{page.id}/image/?w={width}")
         assert answer.status_code == 200
-        served = Image.open(io.BytesIO(b"".join(answer.streaming_content)))
+        served = Image.open(io.BytesIO(body_of(answer)))
         assert served.width == (cache_width(width) if cache_width(width) < 600 else 600)
     steps_below = [w for w in COPY_WIDTHS if w < 600]
     assert len(_stored_copies(settings.MEDIA_ROOT)) == len(steps_below) == 5
@@ -57,7 +58,7 @@ def test_pse_max_widths_share_the_same_copies(client, alice, settings):
     for width in (758, 800, 899, 1072, 1080, 1199, 1264, 1300):
         answer = client.get(f"/opds/chapters/{chapter.id}/pages/0/", {"maxWidth": str(width)}, **auth)
         assert answer.status_code == 200
-        assert Image.open(io.BytesIO(b"".join(answer.streaming_content))).width <= width
+        assert Image.open(io.BytesIO(body_of(answer))).width <= width
     # 720, 900 and 1080; 1300 is wider than the page, which is then served as stored
     assert len(_stored_copies(settings.MEDIA_ROOT)) == 3
 

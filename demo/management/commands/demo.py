@@ -87,7 +87,7 @@ class Command(BaseCommand):
         console.print(f"Finished in {time.monotonic() - started:.1f} s")
         print_where_to_look(console, base_url(options), credentials)
         console.print(f"Log        {log_path}", soft_wrap=True)
-        console.print("(--no-serve: start the site later with `python manage.py runserver`)")
+        console.print("(--no-serve: start the site later with `python manage.py serve`)")
 
     def serve(self, console: Console, worker: Any, credentials: str, options, log_path, started: float) -> None:
         """The site served now, the analysis going on beside it."""
