@@ -89,7 +89,8 @@ def test_demo_on_s3_stores_every_cover_and_page_in_the_bucket_and_the_api_serves
     for page in Page.objects.all():
         response = alice_client.get(f"/api/v1/pages/{page.id}/image/")
         assert response.status_code == 200
-        body = b"".join(response.streaming_content)
+        # A page up to one block is answered whole, a larger one streamed: the bytes are the same either way.
+        body = b"".join(response.streaming_content) if response.streaming else response.content
         assert int(response["Content-Length"]) == len(body)
         assert hashlib.sha256(body).hexdigest() == page.sha256
     for manga in Manga.objects.all():
