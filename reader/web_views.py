@@ -21,7 +21,7 @@ from accounts.views import library_page
 from catalog.bookmarks import create_bookmark
 from catalog.chapter_order import reading_key
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
-from catalog.serving.page_rows import PAGE_FIELDS, page_by_id
+from catalog.page_rows import PAGE_FIELDS, page_by_id
 from reader import library as listings
 from reader import shelves
 from reader.chapter_list import chapter_counts, chapter_page, page_of

@@ -31,7 +31,7 @@ from rest_framework.views import APIView
 from accounts.drf import READER_APP_AUTHENTICATION, CanReadLibrary
 from catalog.api.inputs import BoundedJSONParser
 from catalog.models import Chapter, Manga, Page, Source, Tag
-from catalog.serving.page_rows import page_of_chapter
+from catalog.page_rows import page_of_chapter
 from reader.komga import dto, params, queries
 from reader.komga.params import BadParam
 from reader.models import ReadProgress

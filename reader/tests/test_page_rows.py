@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from catalog.models import Page
-from catalog.serving.page_rows import PAGE_FIELDS, page_by_id, page_of_chapter
+from catalog.page_rows import PAGE_FIELDS, page_by_id, page_of_chapter
 from reader.tests import factories as f
 
 pytestmark = [pytest.mark.sqlite_ok, pytest.mark.django_db]
