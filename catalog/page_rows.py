@@ -12,6 +12,7 @@ its ordinary path (which says what was missing: the book, or the page).
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -37,6 +38,35 @@ def page_of_chapter(chapter_id: uuid.UUID | str, index: int) -> Page | None:
     if key is None:
         return None
     return _one(_statements(connection.vendor)["of_chapter"], [_db_uuid(key), index])
+
+
+@dataclass(frozen=True)
+class StreamPage:
+    """A chapter's `number`-th page in reading order, with what a page stream (OPDS-PSE) declares of the chapter:
+    its lowest and highest stored page type and its page count."""
+
+    page: Page
+    chapter: Chapter
+    first_type: str | None
+    last_type: str | None
+    page_count: int
+
+
+def stream_page(chapter_id: uuid.UUID | str, number: int) -> StreamPage | None:
+    """The `number`-th (0-based) page by index of the chapter `chapter_id` when it is not dropped, else None."""
+    key = _uuid(chapter_id)
+    if key is None or number < 0:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(_statements(connection.vendor)["stream"], [_db_uuid(key), number])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    width = len(_fields())
+    page = Page.from_db(connection.alias, [field.attname for field in _fields()], _converted(list(row[:width])))
+    first_type, last_type, count = row[width:]
+    chapter = Chapter.from_db(connection.alias, ["id"], [key])
+    return StreamPage(page, chapter, first_type, last_type, int(count))
 
 
 def _uuid(value: uuid.UUID | str) -> uuid.UUID | None:
@@ -86,8 +116,15 @@ def _statements(vendor: str) -> dict[str, str]:
     chapter_id = q(Chapter._meta.pk.column)  # type: ignore[union-attr]  # Chapter has a pk
     dropped = q(Chapter._meta.get_field("dropped_at").column)
     page_id = q(Page._meta.pk.column)  # type: ignore[union-attr]  # Page has a pk
+    of_this = f"FROM {page} t WHERE t.{page_chapter} = p.{page_chapter}"
+    content_type = q(Page._meta.get_field("content_type").column)
     return {
         "by_id": f"SELECT {columns} FROM {page} p WHERE p.{page_id} = %s",
+        "stream": (
+            f"SELECT {columns}, (SELECT MIN(t.{content_type}) {of_this}), (SELECT MAX(t.{content_type}) {of_this}),"
+            f" (SELECT COUNT(*) {of_this}) FROM {page} p JOIN {chapter} c ON c.{chapter_id} = p.{page_chapter}"
+            f" WHERE p.{page_chapter} = %s AND c.{dropped} IS NULL ORDER BY p.{page_index} LIMIT 1 OFFSET %s"
+        ),
         "of_chapter": (
             f"SELECT {columns} FROM {page} p JOIN {chapter} c ON c.{chapter_id} = p.{page_chapter}"
             f" WHERE p.{page_chapter} = %s AND p.{page_index} = %s AND c.{dropped} IS NULL"

@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 
 from catalog.models import Page
-from catalog.page_rows import PAGE_FIELDS, page_by_id, page_of_chapter
+from catalog.page_rows import PAGE_FIELDS, page_by_id, page_of_chapter, stream_page
+from reader.opds_views import with_stream_type
 from reader.tests import factories as f
 
 pytestmark = [pytest.mark.sqlite_ok, pytest.mark.django_db]
@@ -66,3 +67,30 @@ def test_a_lookup_is_one_statement(chapter, django_assert_num_queries):
         page_of_chapter(chapter.pk, 0)
     with django_assert_num_queries(1):
         page_by_id(page.pk)
+
+
+def test_a_stream_page_is_the_nth_page_by_index_with_the_chapters_types_and_count(chapter):
+    Page.objects.filter(chapter=chapter, index=2).update(index=7, content_type="image/webp")  # a gap, two types
+    annotated = with_stream_type(type(chapter).objects.only("id")).get(pk=chapter.pk)
+    ordered = list(Page.objects.only(*PAGE_FIELDS).filter(chapter=chapter).order_by("index"))
+    for number, expected in enumerate(ordered):
+        found = stream_page(str(chapter.pk), number)
+        assert found is not None
+        _same(found.page, expected)
+        assert found.chapter.pk == chapter.pk
+        assert (found.first_type, found.last_type) == (annotated.first_type, annotated.last_type)
+        assert found.page_count == 3
+    assert stream_page(chapter.pk, 3) is None
+    assert stream_page(chapter.pk, -1) is None
+    assert stream_page("not-a-uuid", 0) is None
+
+
+def test_a_dropped_chapter_streams_nothing(chapter):
+    chapter.dropped_at = timezone.now()
+    chapter.save(update_fields=["dropped_at"])
+    assert stream_page(chapter.pk, 0) is None
+
+
+def test_a_stream_page_is_one_statement(chapter, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        stream_page(chapter.pk, 1)
