@@ -19,7 +19,7 @@ from django.contrib.sessions.models import Session
 from django.db import connections, router
 from django.utils import timezone
 
-_COLUMNS = ("session_key", "session_data", "expire_date")
+_COLUMNS = ("session_key", "session_data", "expire_date")  # the model's own order, which `from_db` reads
 
 
 class SessionStore(DatabaseSessionStore):
@@ -50,7 +50,7 @@ def _converted(connection, row: tuple) -> list:  # type: ignore[no-untyped-def,t
 @cache
 def _statement(vendor: str, alias: str) -> str:
     q = connections[alias].ops.quote_name
-    columns = ", ".join(q(Session._meta.get_field(name).column) for name in _COLUMNS)
+    columns = ", ".join(q(field.column) for field in Session._meta.concrete_fields if field.attname in _COLUMNS)
     key = q(Session._meta.get_field("session_key").column)
     expires = q(Session._meta.get_field("expire_date").column)
     return f"SELECT {columns} FROM {q(Session._meta.db_table)} WHERE {key} = %s AND {expires} > %s"
