@@ -69,6 +69,8 @@ SECURE_SSL_REDIRECT = read("SECURE_SSL_REDIRECT", strict_bool, False)
 SECURE_HSTS_SECONDS = non_negative("SECURE_HSTS_SECONDS", 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = read("SECURE_HSTS_INCLUDE_SUBDOMAINS", strict_bool, False)
 SECURE_HSTS_PRELOAD = read("SECURE_HSTS_PRELOAD", strict_bool, False)
+# Django's database sessions, read with one statement composed once (accounts/session_store.py).
+SESSION_ENGINE = "accounts.session_store"
 SESSION_COOKIE_SECURE = read("SESSION_COOKIE_SECURE", strict_bool, False)
 CSRF_COOKIE_SECURE = read("CSRF_COOKIE_SECURE", strict_bool, False)
 

@@ -7,11 +7,14 @@ hop of its own: about a dozen hops for one page image, which cost more than
 the view. A reader app asks for pages eight at a time, one after another, so
 for the image routes (`IMAGE_PATHS`, GET and HEAD only) this wrapper hands
 the request to Django's WSGI handler, whole, in a worker thread: the same
-middleware, views and responder, one hop in. The body goes back from that
-thread (its first block sent together with the status), and the response is
-closed there too, so the request's database connection goes back to the
-pool from the thread that borrowed it. Every other request, the dashboard's
-event stream included, goes to the ASGI application unchanged.
+middleware, views and responder, one hop in. The response is closed in that
+thread, so the request's database connection goes back to the pool from the
+thread that borrowed it. The last block (for most pages the whole answer,
+status and body together) comes back to the event loop as the thread's
+result and is sent from there: no second hop into the loop. A longer body's
+earlier blocks are sent from the thread as they are read. Every other
+request, the dashboard's event stream included, goes to the ASGI
+application unchanged.
 """
 
 from __future__ import annotations
@@ -75,9 +78,11 @@ class SyncRoutes:
         while (message := await receive())["type"] == "http.request" and message.get("more_body"):
             pass  # a GET's body, if any, is not read
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self.pool, self._respond, scope, send, loop)
+        for message in await loop.run_in_executor(self.pool, self._respond, scope, send, loop):
+            await send(message)
 
-    def _respond(self, scope: dict[str, Any], send: Any, loop: asyncio.AbstractEventLoop) -> None:
+    def _respond(self, scope: dict[str, Any], send: Any, loop: asyncio.AbstractEventLoop) -> list[dict[str, Any]]:
+        """Run the request; send all but the last block from here, and return the messages still to send."""
         started: dict[str, Any] = {}
 
         def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
@@ -96,7 +101,7 @@ class SyncRoutes:
                     deliver(*_with_head(head, pending, more=True))
                     head = {}
                 pending = chunk
-            deliver(*_with_head(head, pending or b"", more=False))
+            return _with_head(head, pending or b"", more=False)
         finally:
             close = getattr(result, "close", None)
             if close is not None:

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from catalog import chapter_order
 from catalog.models import Chapter, Manga, Page, Tag
+from catalog.page_rows import stream_page
 from reader import atom, library
 from reader.atom import Entry, Feed, Link
 from reader.auth import challenge, reader_required
@@ -359,19 +360,19 @@ def page_stream(request: HttpRequest, chapter_id: str, number: int) -> HttpRespo
     declares; moves the reader's progress forward."""
     if number >= MAX_PAGES:
         raise Http404("No such page in this chapter.")
-    chapter = get_object_or_404(with_stream_type(Chapter.objects.only("id")), pk=chapter_id, dropped_at__isnull=True)
+    found = stream_page(chapter_id, number)  # one statement: the page, the chapter's types and its page count
+    if found is None:  # no such chapter (404), or no such page once maxWidth is known good
+        get_object_or_404(Chapter.objects.only("id"), pk=chapter_id, dropped_at__isnull=True)
     try:
         max_width = parse_width(request.GET.get("maxWidth"))
     except ValueError as exc:
         return bad_request(f"maxWidth: {exc}")
-    pages = Page.objects.filter(chapter=chapter).order_by("index")
-    found = list(pages.only("id", "image", "content_type", "width", "sha256")[number : number + 1])
-    if not found:
+    if found is None:
         raise Http404("No such page in this chapter.")
-    page = found[0]
     if request.method == "GET" and request.user.is_authenticated:
-        record_page_read(user=request.user, chapter=chapter, page_number=number + 1, page_count=pages.count())
-    return page_response(request, page, max_width, as_type=stream_type(chapter))
+        record_page_read(user=request.user, chapter=found.chapter, page_number=number + 1, page_count=found.page_count)
+    as_type = pse_type(t for t in (found.first_type, found.last_type) if t)
+    return page_response(request, found.page, max_width, as_type=as_type)
 
 
 @get_or_head

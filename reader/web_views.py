@@ -21,6 +21,7 @@ from accounts.views import library_page
 from catalog.bookmarks import create_bookmark
 from catalog.chapter_order import reading_key
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
+from catalog.page_rows import PAGE_FIELDS, page_by_id
 from reader import library as listings
 from reader import shelves
 from reader.chapter_list import chapter_counts, chapter_page, page_of
@@ -262,7 +263,7 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
 @library_page(login_url=LOGIN)
 def scaled_page(request: HttpRequest, page_id: str) -> HttpResponse:
     """A page at most `?w=` wide (the reader asks for its screen width), through the same downscaling as PSE."""
-    page = get_object_or_404(Page.objects.only("id", "image", "content_type", "width", "sha256"), pk=page_id)
+    page = page_by_id(page_id) or get_object_or_404(Page.objects.only(*PAGE_FIELDS), pk=page_id)
     try:
         width = parse_width(request.GET.get("w"))
     except ValueError as exc:

@@ -37,6 +37,7 @@ from catalog.api.pagination import Pagination, SearchPagination
 from catalog.bookmarks import create_bookmark
 from catalog.chapter_order import READING_ORDER
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Page
+from catalog.page_rows import page_by_id
 from catalog.search import title_search
 from catalog.serving.responder import serve_stored
 
@@ -150,7 +151,7 @@ class PageImageView(LibraryAccess, APIView):
         responses=_image_responses,
     )
     def get(self, request: Request, pk: str) -> HttpResponse:
-        page = get_object_or_404(Page.objects.only("image", "content_type", "sha256"), pk=pk)
+        page = page_by_id(pk) or get_object_or_404(Page.objects.only("image", "content_type", "sha256"), pk=pk)
         return _stream_file(request, page.image.name, page.content_type, page.sha256)
 
 

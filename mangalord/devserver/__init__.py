@@ -1,4 +1,5 @@
-"""`manage.py runserver` served by Daphne (ASGI: the dashboard's SSE stream works in development too).
+"""The web servers' commands: `manage.py serve` (the web process, Granian) and `manage.py runserver` served by
+Daphne (ASGI: the dashboard's SSE stream works in development too).
 
 Daphne's own app would give the same command, but its `apps.py` imports
 `daphne.server` and with it Twisted's reactor (0.1-0.2 s of CPU) in every

@@ -112,3 +112,39 @@ def test_other_requests_reach_the_asgi_app():
 
     _run(SyncRoutes(asgi, lambda e, s: [], threads=1), scope("/api/v1/admin/crawler/stream/"))
     assert reached == ["/api/v1/admin/crawler/stream/"]
+
+
+def test_a_one_block_answer_is_closed_in_the_view_thread_and_sent_whole_from_the_loop():
+    seen = {}
+
+    def wsgi(env, start_response):
+        seen["view"] = threading.current_thread().name
+        start_response("200 OK", [("Content-Length", "3")])
+
+        class Body:
+            def __iter__(self):
+                yield b"abc"
+
+            def close(self):
+                seen["close"] = threading.current_thread().name
+
+        return Body()
+
+    async def asgi(s, r, send):
+        raise AssertionError("an image read went to the ASGI app")
+
+    senders = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        senders.append((threading.current_thread().name, message))
+
+    asyncio.run(SyncRoutes(asgi, wsgi, threads=1)(scope("/read/pages/p1/image/"), receive, send))
+    assert [m for _, m in senders] == [
+        {"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"3")]},
+        {"type": "http.response.body", "body": b"abc", "more_body": False},
+    ]
+    assert {name for name, _ in senders} == {threading.main_thread().name}
+    assert seen["view"] == seen["close"] and seen["view"].startswith("page")

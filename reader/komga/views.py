@@ -31,6 +31,7 @@ from rest_framework.views import APIView
 from accounts.drf import READER_APP_AUTHENTICATION, CanReadLibrary
 from catalog.api.inputs import BoundedJSONParser
 from catalog.models import Chapter, Manga, Page, Source, Tag
+from catalog.page_rows import page_of_chapter
 from reader.komga import dto, params, queries
 from reader.komga.params import BadParam
 from reader.models import ReadProgress
@@ -173,7 +174,8 @@ class BookPage(KomgaView):
         if target is not None and target not in ("png", "jpeg"):
             raise BadParam("convert", "must be png or jpeg")
         index = number if zero_based else number - 1
-        page = Page.objects.filter(chapter=_chapter(book_id), index=index).first()
+        # One statement when the page is there; otherwise the 404 says whether the book or the page is missing.
+        page = page_of_chapter(book_id, index) or Page.objects.filter(chapter=_chapter(book_id), index=index).first()
         if page is None:
             raise Http404("No such page in this book.")
         return page_response(request, page, None, as_type=None if target is None else f"image/{target}")
