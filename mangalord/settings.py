@@ -98,7 +98,7 @@ INSTALLED_APPS = [
     # The operator console (dashboard, operator API, admin composition) stands on the apps above.
     "console",
     "reader",
-    # The project itself: the web process's command (`manage.py serve`) and the favicon.
+    # The project itself: its static files (the favicon).
     "mangalord",
     # Last: the demo (`manage.py demo`, `manage.py demo_site`, the built-in demo site) stands on every app.
     "demo",

@@ -9,7 +9,19 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-APPS = ("mangalord", "demo", "accounts", "listing", "catalog", "jobs", "fetch", "crawler", "analysis", "console", "reader")
+APPS = (
+    "mangalord",
+    "demo",
+    "accounts",
+    "listing",
+    "catalog",
+    "jobs",
+    "fetch",
+    "crawler",
+    "analysis",
+    "console",
+    "reader",
+)
 # Every root package the contracts name must be there for lint-imports to run.
 PACKAGES = (*APPS, "testsupport")
 
