@@ -35,7 +35,7 @@ def page_by_id(page_id: uuid.UUID | str) -> Page | None:
 def page_of_chapter(chapter_id: uuid.UUID | str, index: int) -> Page | None:
     """The page at `index` of the chapter `chapter_id` when that chapter is not dropped, else None."""
     key = _uuid(chapter_id)
-    if key is None:
+    if key is None or not holdable_index(index):
         return None
     return _one(_statements(connection.vendor)["of_chapter"], [_db_uuid(key), index])
 
@@ -55,7 +55,7 @@ class StreamPage:
 def stream_page(chapter_id: uuid.UUID | str, number: int) -> StreamPage | None:
     """The `number`-th (0-based) page by index of the chapter `chapter_id` when it is not dropped, else None."""
     key = _uuid(chapter_id)
-    if key is None or number < 0:
+    if key is None or not holdable_index(number):
         return None
     with connection.cursor() as cursor:
         cursor.execute(_statements(connection.vendor)["stream"], [_db_uuid(key), number])
@@ -67,6 +67,13 @@ def stream_page(chapter_id: uuid.UUID | str, number: int) -> StreamPage | None:
     first_type, last_type, count = row[width:]
     chapter = Chapter.from_db(connection.alias, ["id"], [key])
     return StreamPage(page, chapter, first_type, last_type, int(count))
+
+
+def holdable_index(index: int) -> bool:
+    """Whether a page index column could hold `index`: any other finds no page, and is not sent to the database
+    (SQLite refuses a parameter past 64 bits, where the ORM's lookups answer an out-of-range value with nothing)."""
+    low, high = connection.ops.integer_field_range("PositiveIntegerField")
+    return (low is None or index >= low) and (high is None or index <= high) and 0 <= index < 2**63
 
 
 def _uuid(value: uuid.UUID | str) -> uuid.UUID | None:

@@ -104,7 +104,9 @@ def test_the_library_answers_before_the_analysis_ends_which_then_completes_in_th
     finished = rf"Analysis finished: {pages} pages analysed, 0 failed"
     wait_for("the console's last word on the analysis", lambda: re.search(finished, console.read_text()), 30, proc)
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(60) == 0
+    # Stopping hands each worker's in-flight job back (up to 15 s a worker when a page is mid-analysis); on a
+    # loaded machine with SQLite's writers queued behind each other that takes longer than it does alone.
+    assert proc.wait(120) == 0, console.read_text()
     out = console.read_text()
     assert "level=" not in out  # no log line over the bars
     log_path = re.search(r"^Log +(\S+)$", out, re.MULTILINE)

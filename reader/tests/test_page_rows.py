@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from catalog.models import Page
-from catalog.page_rows import PAGE_FIELDS, page_by_id, page_of_chapter, stream_page
+from catalog.page_rows import PAGE_FIELDS, holdable_index, page_by_id, page_of_chapter, stream_page
 from reader.opds_views import with_stream_type
 from reader.tests import factories as f
 
@@ -94,3 +94,12 @@ def test_a_dropped_chapter_streams_nothing(chapter):
 def test_a_stream_page_is_one_statement(chapter, django_assert_num_queries):
     with django_assert_num_queries(1):
         stream_page(chapter.pk, 1)
+
+
+@pytest.mark.parametrize("index", [-1, 2**31, 2**63, 10**20])
+def test_an_index_no_page_column_holds_finds_nothing_and_reaches_no_database(chapter, index, django_assert_num_queries):
+    holdable = holdable_index(index)
+    with django_assert_num_queries(1 if holdable else 0):
+        assert page_of_chapter(chapter.id, index) is None
+        if not holdable:
+            assert stream_page(chapter.id, index) is None
