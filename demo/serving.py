@@ -6,10 +6,10 @@ import errno
 import socket
 from typing import IO, Any
 
-from django.core.management import call_command
 from rich.console import Console
 
 from demo.progress import AnalysisFollower, WorkerThread
+from mangalord import web_server
 
 
 def port_problem(addr: str, port: int) -> str | None:
@@ -34,7 +34,7 @@ def port_problem(addr: str, port: int) -> str | None:
 
 
 def serve(addr: str, port: int, *, console: Console, analysis: Any, log: IO[str]) -> None:
-    """Serve the site (Daphne's runserver, static files included) until interrupted.
+    """Serve the site with the production web process (one worker, static files included) until interrupted.
 
     A crawl worker runs beside it, so the dashboard's controls (run a pass,
     reconcile, requeue) do real work; `analysis` (a worker, or None) goes on
@@ -50,7 +50,7 @@ def serve(addr: str, port: int, *, console: Console, analysis: Any, log: IO[str]
         workers.append(WorkerThread(analysis))
         follower = AnalysisFollower(console)
     try:
-        call_command("runserver", f"{addr}:{port}", insecure_serving=True, use_reloader=False, stdout=log, stderr=log)
+        web_server.run(addr, port, workers=1, output=log, log_level="info")  # its start-up lines in the log too
     finally:
         if follower is not None:
             follower.stop()

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Mapping
+from typing import IO
 
 from mangalord.database_config import WEB_PROCESS_ENV
 
@@ -53,9 +54,16 @@ def web_process_env(base: Mapping[str, str]) -> dict[str, str]:
     return {**base, WEB_PROCESS_ENV: "1"}
 
 
-def run(addr: str, port: int, workers: int) -> int:
-    """Serve until the server exits or this process gets SIGINT/SIGTERM (passed on); the server's exit status."""
-    process = subprocess.Popen(granian_argv(addr, port, workers), env=web_process_env(os.environ))
+def run(addr: str, port: int, workers: int, *, output: IO[str] | None = None, log_level: str = "warning") -> int:
+    """Serve until the server exits or this process gets SIGINT/SIGTERM (passed on); the server's exit status.
+
+    The server's own lines go to `output` when given (the demo keeps its console for its progress bars)."""
+    process = subprocess.Popen(
+        granian_argv(addr, port, workers, log_level=log_level),
+        env=web_process_env(os.environ),
+        stdout=output,
+        stderr=output,
+    )
     previous = {sig: signal.signal(sig, lambda signum, frame: process.send_signal(signum)) for sig in _STOPS}
     try:
         return process.wait()
