@@ -238,7 +238,7 @@ def one_source(run: Run) -> None:
     (port,) = serve.free_ports(1)
     base_url = f"http://127.0.0.1:{port}"
     site.write_site(run.work / "site", base_url, run.plan, run.images)
-    nginx = serve.Nginx(run.work / "nginx", [(port, run.work / "site")])
+    nginx = serve.static_sites(run.work / "nginx", [(port, run.work / "site")])
     profile_dir = None
     if args.profile:
         profile_dir = args.cache_dir / "profiles" / time.strftime("%Y%m%d-%H%M%S")

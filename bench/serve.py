@@ -41,8 +41,8 @@ from pathlib import Path
 
 import psutil
 import scratch
+import serving_nginx
 from crawling.serve import free_ports
-from serving_nginx import Nginx
 
 DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_serve"
 PASSWORD = "bench-reader-password"
@@ -141,16 +141,21 @@ def routes(library: Library) -> list[Route]:
 
 
 def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU of `pids` and all their descendants, living now."""
-    total = 0.0
+    """User + system CPU of `pids` and all their descendants, living now, each process counted once."""
+    processes: dict[int, psutil.Process] = {}
     for pid in pids:
         try:
             root = psutil.Process(pid)
-            for proc in [root, *root.children(recursive=True)]:
-                times = proc.cpu_times()
-                total += times.user + times.system
+            processes.update((proc.pid, proc) for proc in [root, *root.children(recursive=True)])
         except psutil.NoSuchProcess:
             continue
+    total = 0.0
+    for proc in processes.values():
+        try:
+            times = proc.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
     return total
 
 
@@ -228,7 +233,7 @@ def run(args: argparse.Namespace, library: Library, prefix: Path) -> dict[str, d
                     f"http://127.0.0.1:{web_port}{route.path}", route, pids, args
                 )
     static = Route("static", f"/media/{library.image}", ())
-    with Nginx(prefix / "static", static_port, library.media_root) as nginx:
+    with serving_nginx.start(prefix / "static", static_port, library.media_root) as nginx:
         result = measure(f"http://127.0.0.1:{static_port}{static.path}", static, nginx.pids(), args)
     for route in routes(library):
         table[route.label]["nginx"] = result
@@ -236,7 +241,7 @@ def run(args: argparse.Namespace, library: Library, prefix: Path) -> dict[str, d
     command = [sys.executable, "manage.py", "serve", "--port", str(web_port), "--workers", workers]
     with (
         python_server(command, web_port, accel, here) as pids,
-        Nginx(prefix / "front", front_port, library.media_root, upstream=web_port) as nginx,
+        serving_nginx.start(prefix / "front", front_port, library.media_root, upstream=web_port) as nginx,
     ):
         for route in routes(library):
             table[route.label]["nginx+web"] = measure(

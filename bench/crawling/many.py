@@ -32,7 +32,7 @@ def many_sources(run: Run) -> None:
         root = run.work / f"site-{port}"
         site.write_site(root, f"http://127.0.0.1:{port}", run.plan, run.images)
         sites.append((port, root))
-    nginx = serve.Nginx(run.work / "nginx", sites, access_log=True)
+    nginx = serve.static_sites(run.work / "nginx", sites, access_log=True)
     runner = run.product()
     try:
         run.fresh_database(runner)

@@ -18,6 +18,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 
 import psutil
 
@@ -25,6 +26,7 @@ from crawling import procstat
 
 # One line per request: when it was answered (seconds, millisecond resolution), on which port, what.
 ACCESS_FORMAT = "$msec $server_port $status $body_bytes_sent $request_uri"
+TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
 
 
 def free_ports(count: int) -> list[int]:
@@ -39,16 +41,36 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
-def nginx_config(prefix: Path, sites: list[tuple[int, Path]], *, access_log: bool) -> str:
-    """One server block per (port, document root); all of them log to one access log when asked."""
+def nginx_main(prefix: Path) -> str:
+    """The part of every configuration we generate outside `http {}`: foreground, our own pid and error log."""
     user = ""
     if os.geteuid() == 0:
         # As root, nginx would hand its workers to `nobody`, who cannot read a home directory's cache.
         user = f"user {pwd.getpwuid(0).pw_name} {grp.getgrgid(0).gr_name};\n"
-    temp = "\n".join(
-        f"    {name}_temp_path {prefix / 'temp' / name};"
-        for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
+    return f"""{user}daemon off;
+worker_processes auto;
+pid {prefix / "nginx.pid"};
+error_log {prefix / "error.log"} warn;
+events {{ worker_connections 4096; }}
+"""
+
+
+def nginx_http_common(prefix: Path) -> str:
+    """The settings inside `http {}` both benchmarks share: temp paths under the prefix, sendfile, keep-alive."""
+    temp = "".join(f"    {name}_temp_path {prefix / 'temp' / name};\n" for name in TEMP_DIRS)
+    return f"""    default_type application/octet-stream;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_timeout 65;
+    keepalive_requests 1000000;
+    open_file_cache max=20000 inactive=60s;
+    open_file_cache_valid 60s;
+{temp}"""
+
+
+def nginx_config(prefix: Path, sites: list[tuple[int, Path]], *, access_log: bool) -> str:
+    """One server block per (port, document root); all of them log to one access log when asked."""
     log = (
         f"    log_format bench '{ACCESS_FORMAT}';\n    access_log {prefix / 'access.log'} bench;"
         if access_log
@@ -59,24 +81,10 @@ def nginx_config(prefix: Path, sites: list[tuple[int, Path]], *, access_log: boo
         "        location / { try_files $uri $uri/index.html =404; }\n    }"
         for port, root in sites
     )
-    return f"""{user}daemon off;
-worker_processes auto;
-pid {prefix / "nginx.pid"};
-error_log {prefix / "error.log"} warn;
-events {{ worker_connections 4096; }}
-http {{
+    return f"""{nginx_main(prefix)}http {{
     types {{ text/html html; image/jpeg jpg; }}
-    default_type application/octet-stream;
     charset utf-8;
-    sendfile on;
-    tcp_nopush on;
-    tcp_nodelay on;
-    keepalive_timeout 65;
-    keepalive_requests 1000000;
-    open_file_cache max=20000 inactive=60s;
-    open_file_cache_valid 60s;
-{temp}
-{log}
+{nginx_http_common(prefix)}{log}
 {servers}
 }}
 """
@@ -89,15 +97,15 @@ def version(command: list[str]) -> str:
 
 
 class Nginx:
-    """nginx serving `sites` until `stop()`; `pids()` are its master and workers (for their CPU)."""
+    """nginx running `config` (listening on `ports`) until `stop()`; `pids()` are its master and workers."""
 
-    def __init__(self, prefix: Path, sites: list[tuple[int, Path]], *, access_log: bool = False) -> None:
+    def __init__(self, prefix: Path, ports: list[int], config: str) -> None:
         self.prefix = prefix
-        self.ports = [port for port, _ in sites]
-        for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        self.ports = ports
+        for name in TEMP_DIRS:
             (prefix / "temp" / name).mkdir(parents=True, exist_ok=True)
         self.conf = prefix / "nginx.conf"
-        self.conf.write_text(nginx_config(prefix, sites, access_log=access_log))
+        self.conf.write_text(config)
         self.access_log = prefix / "access.log"
         command = ["nginx", "-p", str(prefix), "-c", str(self.conf), "-e", str(prefix / "error.log")]
         with open(prefix / "stderr.log", "wb") as stderr:
@@ -105,6 +113,12 @@ class Nginx:
                 command, stdin=subprocess.DEVNULL, stderr=stderr, preexec_fn=procstat.die_with_parent
             )
         self._wait_listening()
+
+    def __enter__(self) -> Nginx:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
 
     def _wait_listening(self) -> None:
         deadline = time.monotonic() + 10
@@ -176,3 +190,8 @@ def aria2c_command(input_file: Path, out_dir: Path, concurrency: int) -> list[st
 def aria2c_input(base_url: str, paths: list[str]) -> str:
     """aria2c's input file: each URL with its own output path, since page names repeat across chapters."""
     return "".join(f"{base_url}/{path}\n  out={path}\n" for path in paths)
+
+
+def static_sites(prefix: Path, sites: list[tuple[int, Path]], *, access_log: bool = False) -> Nginx:
+    """nginx serving each (port, document root) of `sites` as a plain static site."""
+    return Nginx(prefix, [port for port, _ in sites], nginx_config(prefix, sites, access_log=access_log))
