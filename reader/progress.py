@@ -8,8 +8,10 @@ showing page 3 must not lose page 7); the REST API sets what the client says.
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
+from django.db import connections, router
 from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -42,13 +44,43 @@ def stored_page_count(chapter: Chapter) -> int:
 
 
 def record_page_read(*, user: Any, chapter: Chapter, page_number: int, page_count: int) -> None:
-    """Move `user`'s progress in `chapter` forward to 1-based `page_number` (never backwards)."""
-    progress, _ = ReadProgress.objects.get_or_create(user=user, chapter=chapter)
-    # Compare-and-set: a concurrent fetch of a later page wins, whichever commits first.
-    changes: dict[str, Any] = {"last_page": page_number, "updated_at": timezone.now()}
-    if page_number >= page_count:
-        changes["completed"] = True
-    ReadProgress.objects.filter(pk=progress.pk, last_page__lt=page_number).update(**changes)
+    """Move `user`'s progress in `chapter` forward to 1-based `page_number` (never backwards), in one statement.
+
+    A PSE client records a page with every page it fetches, so this write is
+    on each of those requests: one upsert composed once (the row created at
+    `page_number`, or moved forward when it is behind), instead of a read and
+    then a compare-and-set update. A concurrent fetch of a later page still
+    wins whichever commits first: the update applies only while the row is behind.
+    """
+    connection = connections[router.db_for_write(ReadProgress)]
+    completed = page_number >= page_count
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _forward_statement(connection.vendor, connection.alias),
+            [user.pk, _db_value("chapter", chapter.pk, connection), page_number, completed, now],
+        )
+
+
+def _db_value(field: str, value: Any, connection: Any) -> Any:
+    return ReadProgress._meta.get_field(field).get_db_prep_value(value, connection)  # type: ignore[union-attr]
+
+
+@cache
+def _forward_statement(vendor: str, alias: str) -> str:
+    """INSERT ... ON CONFLICT (user, chapter) DO UPDATE ... WHERE behind: PostgreSQL and SQLite (3.24+) alike."""
+    q = connections[alias].ops.quote_name
+    table = q(ReadProgress._meta.db_table)
+    user, chapter, last_page, completed, updated_at = (
+        q(ReadProgress._meta.get_field(name).column)
+        for name in ("user", "chapter", "last_page", "completed", "updated_at")
+    )
+    return (
+        f"INSERT INTO {table} ({user}, {chapter}, {last_page}, {completed}, {updated_at})"
+        f" VALUES (%s, %s, %s, %s, %s) ON CONFLICT ({user}, {chapter}) DO UPDATE SET"
+        f" {last_page} = excluded.{last_page}, {completed} = {table}.{completed} OR excluded.{completed},"
+        f" {updated_at} = excluded.{updated_at} WHERE {table}.{last_page} < excluded.{last_page}"
+    )
 
 
 def set_progress(*, user: Any, chapter: Chapter, last_page: int, completed: bool) -> ReadProgress:
