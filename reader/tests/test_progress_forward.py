@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO_ROOT
 from reader.models import ReadProgress
 from reader.progress import record_page_read
-from testsupport import api_factories as f
+from reader.tests import factories as f
 
 PAGES = 40
 
