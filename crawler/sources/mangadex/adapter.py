@@ -102,7 +102,8 @@ class MangaDexSource:
     def manga_detail(self, ref: SourceMangaRef) -> MangaDetail:
         manga = self._listed.pop(ref.key, None)
         if manga is None:
-            answer = self._get(f"/manga/{ref.key}", list(self._manga_params()))
+            # /manga/{id} takes the expansions only (a content rating filter is for collections).
+            answer = self._get(f"/manga/{ref.key}", [("includes[]", name) for name in MANGA_INCLUDES])
             manga = answer.get("data") or {}
         languages = self.settings.title_languages
         return MangaDetail(
