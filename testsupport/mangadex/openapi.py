@@ -102,10 +102,21 @@ def _typed(schema: dict[str, Any], raw: str) -> Any:
     return raw
 
 
+def path_values(template: str, path: str) -> dict[str, str]:
+    """The path parameters of `path` by their names in `template` (`/manga/{id}/feed` -> {"id": ...})."""
+    names = re.findall(r"\{([^/]+?)\}", template)
+    pattern = "^" + re.sub(r"\\\{[^/]+?\\\}", "([^/]+)", re.escape(template)) + "$"
+    match = re.match(pattern, path)
+    return dict(zip(names, match.groups(), strict=True)) if match else {}
+
+
 def request_errors(exchange: Exchange) -> list[str]:
     template, _, parameters = operation(exchange.path, exchange.method)
     declared = {p["name"]: p for p in parameters if p["in"] == "query"}
     errors = []
+    in_path = {p["name"]: p for p in parameters if p["in"] == "path"}
+    for name, value in path_values(template, exchange.path).items():
+        errors += [f"{template} {name}: {e}" for e in schema_errors(in_path[name]["schema"], value)]
     deep: dict[str, dict[str, str]] = {}
     for name, values in exchange.query.items():
         match = _DEEP.match(name)

@@ -27,6 +27,7 @@ def test_a_request_the_description_does_not_allow_is_caught():
     assert exchange_errors(api("/manga", {"order[latestUploadedChapter]": ["newest"]}, LIST))  # not asc/desc
     assert exchange_errors(api("/manga", {"translatedLanguage[]": ["en"]}, LIST))  # a feed parameter on /manga
     assert exchange_errors(api("/manga", {"contentRating[]": ["spicy"]}, LIST))
+    assert exchange_errors(api("/manga/not-a-uuid/feed", {}, LIST))  # the path's id is a UUID
 
 
 def test_an_answer_the_description_does_not_allow_is_caught():
