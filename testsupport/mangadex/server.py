@@ -17,6 +17,7 @@ and one manga's feed span two, so paging by what was served is exercised.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import threading
 import time
@@ -35,7 +36,10 @@ LIST_PARAMS = {
     "limit", "offset", "order[latestUploadedChapter]", "includes[]", "contentRating[]",
     "availableTranslatedLanguage[]", "hasAvailableChapters",
 }  # fmt: skip
-FEED_PARAMS = {"limit", "offset", "translatedLanguage[]", "contentRating[]", "order[volume]", "order[chapter]"}
+FEED_PARAMS = {
+    "limit", "offset", "translatedLanguage[]", "contentRating[]", "order[volume]", "order[chapter]",
+    "includeFuturePublishAt",
+}  # fmt: skip
 
 
 @dataclass
@@ -259,7 +263,7 @@ class MangaDexStandIn:
                 "contentRating": manga.content_rating,
                 "chapterNumbersResetOnNewVolume": False,
                 "availableTranslatedLanguages": sorted(manga.languages()),
-                "latestUploadedChapter": max(manga.chapters, key=lambda c: c.published()).id,
+                "latestUploadedChapter": next(c.id for c in manga.chapters if c.published() == manga.latest_upload()),
                 "tags": [
                     {
                         "id": TAG_IDS[t],
@@ -285,6 +289,8 @@ class MangaDexStandIn:
         languages = set(query.get("translatedLanguage[]", []))
         ratings = set(query.get("contentRating[]", DEFAULT_RATINGS))
         chapters = [c for c in manga.chapters if (not languages or c.language in languages)]
+        if query.get("includeFuturePublishAt", ["1"])[0] == "0":
+            chapters = [c for c in chapters if c.published() <= dt.datetime.now(dt.UTC)]
         if manga.content_rating not in ratings:
             chapters = []
         chapters.sort(key=lambda c: (float(c.volume or 0), float(c.number) if c.number else -1.0))

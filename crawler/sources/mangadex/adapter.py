@@ -166,6 +166,8 @@ class MangaDexSource:
                 *(("contentRating[]", rating) for rating in self.settings.content_ratings),
                 ("order[volume]", "asc"),
                 ("order[chapter]", "asc"),
+                # A chapter a group scheduled for later has no readable pages until then: listed once it has.
+                ("includeFuturePublishAt", "0"),
             ]
             answer = self._get(f"/manga/{manga_id}/feed", params)
             data, total = records.collection_page(answer, f"the chapter feed of manga {manga_id}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 from crawler.politeness.gate import check_answer
@@ -73,7 +74,7 @@ class MangaDexGuard(HostGuard):
 class MangaDexHttp(SourceHttp):
     """SourceHttp that also reads `X-RateLimit-Retry-After` off a 429."""
 
-    def _answered(self, answer, url, set_cookies):  # type: ignore[no-untyped-def]
+    def _answered(self, answer: Any, url: str, set_cookies: list[str]) -> Any:
         if answer.status_code == 429 and "retry-after" not in answer.headers:
             try:
                 check_answer(self.gate, 429, retry_after_secs(answer.headers, time.time()), url)

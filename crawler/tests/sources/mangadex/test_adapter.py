@@ -67,6 +67,7 @@ def test_a_manga_detail_reads_its_whole_feed_and_counts_what_it_skips(mangadex_s
     feeds = [e for e in mangadex_standin.of("api") if e.path.endswith("/feed")]
     assert [e.query["offset"] for e in feeds] == [["0"], ["5"]]  # two feed pages
     assert all(e.query["translatedLanguage[]"] == ["en"] for e in feeds)
+    assert all(e.query["includeFuturePublishAt"] == ["0"] for e in feeds)  # chapter 7 is scheduled for later
 
 
 def test_a_manga_not_met_on_a_list_page_is_fetched_by_id(mangadex_standin):
