@@ -139,3 +139,14 @@ def test_an_at_home_node_off_the_allowed_hosts_is_refused_before_any_image_is_as
         with pytest.raises(FetchRefused, match="page image of chapter"):
             source.chapter_pages(SourceChapter(key=chapter.id, number=chapter.number))
     assert mangadex_standin.of("at_home") == []
+
+
+def test_an_image_left_unread_is_reported_as_not_loaded(mangadex_standin):
+    chapter = CATALOG[0].chapters[0]
+    with closing(adapter(mangadex_standin)) as source:
+        url = source.chapter_pages(SourceChapter(key=chapter.id, number=chapter.number))[0]
+        stream = source.open_image(url)
+        next(iter(stream.iter_bytes()))
+        stream.close()
+    [report] = [json.loads(e.body) for e in mangadex_standin.of("report")]
+    assert (report["url"], report["success"]) == (url, False)

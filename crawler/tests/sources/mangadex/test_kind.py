@@ -98,3 +98,15 @@ def test_the_sources_page_shows_the_kinds_limits(mangadex_standin):
     source(mangadex_standin)
     [state] = [s for s in source_states() if s.source.id == "md"]
     assert (state.rate_limit, state.max_concurrency, state.settings_error) == (4.0, 2, "")
+
+
+def test_the_probe_knows_mangadex_by_its_host_without_asking_it(no_outbound_allowance):
+    from crawler.sources.discover import probe_site
+
+    probe = probe_site("MangaDex.org/title/7f1d6c52-1b3e-4a07-9a33-6d2c0c4f1a01")
+    assert (probe.kind, probe.base_url, probe.title, probe.source_settings()) == (
+        "mangadex",
+        "https://mangadex.org",
+        "MangaDex",
+        {},
+    )
