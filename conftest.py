@@ -19,6 +19,7 @@ os.environ.setdefault("OUTBOUND_ALLOWED_NETWORKS", TEST_ALLOWED_NETWORKS)
 pytest_plugins = [
     "demo.site.fixtures",
     "testsupport.theme_sites.fixtures",
+    "testsupport.mangadex.fixtures",
     "testsupport.deployment_fixtures",
     "testsupport.browser",
 ]

@@ -9,11 +9,14 @@ class CrawlerConfig(AppConfig):
         from catalog import source_settings
         from catalog.signals import bookmark_created
         from crawler import bookmark_hook, download_policy
-        from crawler.sources.config import SETTINGS_KEYS, validate_source_settings
+        from crawler.sources.config import SETTINGS_KEYS
+        from crawler.sources.kind_settings import validate_crawler_settings
+        from crawler.sources.mangadex import settings as mangadex_settings
         from crawler.workers.handlers import CRAWL_KINDS
         from jobs import kinds
 
-        source_settings.register("crawler", SETTINGS_KEYS, validate_source_settings)
+        source_settings.register("crawler", SETTINGS_KEYS, validate_crawler_settings)
+        source_settings.register("crawler.mangadex", mangadex_settings.KEYS, mangadex_settings.validate)
         source_settings.register("crawler.download_policy", {download_policy.KEY}, download_policy.validate)
         kinds.register(*CRAWL_KINDS)
 

@@ -73,6 +73,15 @@ CRAWLER_CHALLENGE_SOLVER_URL = read(
     lambda v: v == "" or re.match(r"^https?://[^/\s]+", v) is not None,
     "must be an http(s) URL of a FlareSolverr endpoint, like http://flaresolverr:8191/v1 (or empty)",
 )
+# The User-Agent every request to MangaDex carries: MangaDex requires one that names the client (no browser's),
+# and asks that it say how to reach whoever runs it; add a contact (a URL or an e-mail) here.
+MANGADEX_USER_AGENT = read(
+    "MANGADEX_USER_AGENT",
+    env.str,
+    "Mangalord/1.0 (self-hosted manga library)",
+    lambda v: bool(v.strip()) and v.isprintable() and not v.startswith("Mozilla/"),
+    "must be a descriptive User-Agent naming this client (not empty, not a browser's Mozilla/...)",
+)
 CHROMIUM_PATH = read("CHROMIUM_PATH", env.str, "")
 CHROMIUM_ARGS = [
     "--no-sandbox",

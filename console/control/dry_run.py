@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 
 from catalog.models import Source
 from crawler.sources.base import SourceMangaRef
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.factory import get_source
+from crawler.sources.factory import get_source, needs_browser
 
 if TYPE_CHECKING:
     from crawler.clearance.records import Clearance
@@ -67,8 +66,7 @@ def dry_run(row: Source, *, browser: BrowserManager | None = None, clearance: Cl
     from crawler.errors import CrawlerError
     from crawler.sources.browser import BrowserManager
 
-    config = HtmlSourceConfig.from_settings(row.settings, source_id=row.id)
-    owned = browser is None and config.requires_browser
+    owned = browser is None and needs_browser(row)
     if owned:
         browser = BrowserManager()
     if clearance is not None:

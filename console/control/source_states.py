@@ -20,8 +20,7 @@ from console.control.sites import next_scheduled_pass
 from crawler.clearance.rows import ChallengeState, challenge_states
 from crawler.errors import CrawlerError
 from crawler.models import CrawlerState, SourceThrottle
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.demo import demo_settings
+from crawler.sources.factory import source_politeness
 from jobs.models import IN_FLIGHT_STATES, Job, JobState
 
 LAST_PASS_PREFIX, LAST_PASS_SUFFIX = "metadata_pass:", ":last_pass"
@@ -45,14 +44,11 @@ class SourceState:
 
 
 def _politeness(row: Source) -> tuple[float | None, int | None, str]:
-    settings = row.settings or {}
     try:
-        if row.kind == "demo" and isinstance(settings, dict):
-            settings = demo_settings(**settings)
-        config = HtmlSourceConfig.from_settings(settings, source_id=row.id)
+        policy = source_politeness(row)
     except (CrawlerError, TypeError) as exc:
         return None, None, str(exc)
-    return config.rate_limit, config.max_concurrency, ""
+    return policy.rate_limit, policy.max_concurrency, ""
 
 
 def _per_source(rows: Any, key: str) -> dict[str, int]:

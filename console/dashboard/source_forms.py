@@ -41,6 +41,10 @@ class SiteDetailsForm(forms.Form):
 
     url = forms.CharField(widget=forms.HiddenInput)
     base_url = forms.CharField(widget=forms.HiddenInput)
+    # What the URL named: an html site, or MangaDex (read through its API, no preset).
+    kind = forms.ChoiceField(
+        choices=[("html", "html"), ("mangadex", "mangadex")], initial="html", required=False, widget=forms.HiddenInput
+    )
     name = forms.CharField(max_length=200)
     source_id = forms.SlugField(label="Id", max_length=64, required=False, help_text="default: the name's slug")
     preset = forms.ChoiceField(
@@ -54,6 +58,9 @@ class SiteDetailsForm(forms.Form):
         help_text='keys next to the preset, e.g. {"image_hosts": ["cdn.example.com"], "rate_limit": 0.5}',
     )
     crawl_now = forms.BooleanField(label="Start the first crawl now", required=False)
+
+    def clean_kind(self) -> str:
+        return self.cleaned_data.get("kind") or "html"
 
     def clean_extra(self) -> dict[str, Any]:
         return parse_settings(self.cleaned_data.get("extra", ""))

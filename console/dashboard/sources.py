@@ -82,6 +82,8 @@ def source_add(request: HttpRequest) -> HttpResponse:
             url_form=url_form,
             error=f"cannot read {url}: {exc}",
         )
+    if probe.kind != "html":
+        return _api_site(request, url_form, url, probe)
     # What the probe found beyond the preset is the extra settings' starting point: the operator corrects it there.
     extra = json.dumps(probe.settings, ensure_ascii=False) if probe.settings else ""
     details = SiteDetailsForm(
@@ -100,13 +102,39 @@ def source_add(request: HttpRequest) -> HttpResponse:
     return _render(request, "console/source_add.html", "Add a site", status=_status(context), **context)
 
 
+def _api_site(request: HttpRequest, url_form: SiteUrlForm, url: str, probe: Any) -> HttpResponse:
+    """MangaDex: no preset and no probe; the chapter languages are the operator's choice, so the dry run
+    waits for them ("Dry run again")."""
+    details = SiteDetailsForm(
+        initial={
+            "url": url,
+            "base_url": probe.base_url,
+            "name": probe.title,
+            "kind": probe.kind,
+            "extra": json.dumps({"translated_languages": ["en"]}),
+        }
+    )
+    message = (
+        f"{probe.base_url} is {probe.title}, read through its API (kind {probe.kind}). Set the chapter languages "
+        "(translated_languages) and any other key of docs/sources.md#mangadex-settings, then run the dry run."
+    )
+    context = {"url_form": url_form, "details": details, "detection_message": message, "kind_detected": True}
+    return _render(request, "console/source_add.html", "Add a site", **context)
+
+
 def _status(context: dict[str, Any]) -> int:
     """400 when the page carries an error the operator must fix (a refused URL, a failed dry run), else 200."""
     return 400 if context.get("error") else 200
 
 
 def _preview(
-    name: str, base_url: str, settings: dict[str, Any], source_id: str | None = None, *, clearance: Any = None
+    name: str,
+    base_url: str,
+    settings: dict[str, Any],
+    source_id: str | None = None,
+    *,
+    clearance: Any = None,
+    kind: str = "html",
 ) -> dict[str, Any]:
     """The dry run of a row not saved yet, or the error that names what to fix.
 
@@ -114,7 +142,7 @@ def _preview(
     browser), so the dry run does not ask for another.
     """
     try:
-        row = sites.new_source(name=name, base_url=base_url, settings=settings, source_id=source_id or None)
+        row = sites.new_source(name=name, base_url=base_url, settings=settings, source_id=source_id or None, kind=kind)
         return {"dry_run": sites.preview(row, clearance=clearance), "preview_id": row.id}
     except (sites.SiteRefused, CrawlerError) as exc:
         return {"error": str(exc)}
@@ -127,14 +155,18 @@ def _confirm(request: HttpRequest) -> HttpResponse:
         return _render(request, "console/source_add.html", "Add a site", status=400, details=details, **context)
     data = details.cleaned_data
     if request.POST.get("action") == "preview":  # the operator changed the preset or keys: dry run again
-        preview = _preview(data["name"], data["base_url"], details.settings(), data["source_id"])
+        preview = _preview(data["name"], data["base_url"], details.settings(), data["source_id"], kind=data["kind"])
         status = _status(preview)
         return _render(
             request, "console/source_add.html", "Add a site", status=status, details=details, **context, **preview
         )
     try:
         row = sites.new_source(
-            name=data["name"], base_url=data["base_url"], settings=details.settings(), source_id=data["source_id"]
+            name=data["name"],
+            base_url=data["base_url"],
+            settings=details.settings(),
+            source_id=data["source_id"],
+            kind=data["kind"],
         )
         sites.add_site(actor=request.user, row=row, crawl_now=data["crawl_now"])
     except (sites.SiteRefused, ControlError) as exc:

@@ -50,6 +50,9 @@ class MetadataStats:
     # Settings that matched nothing (SourceConfigError): each named in a warning, never a silent 0.
     config_errors: int = 0
     dates_unparsed: int = 0
+    # Chapters the source lists but serves no pages for (MangaDex: hosted elsewhere, or unavailable): skipped.
+    chapters_external: int = 0
+    chapters_unavailable: int = 0
     stopped_early: bool = False
     walked_to_completion: bool = False
     aborted: bool = False
@@ -259,6 +262,8 @@ def _backfill_covers(
 def _record(source_row: Source, stats: MetadataStats, status: StatusHandle, source: SourceAdapter) -> None:
     notes = getattr(source, "notes", None)
     stats.dates_unparsed = getattr(notes, "unparsed_dates", 0)
+    stats.chapters_external = getattr(notes, "external_chapters", 0)
+    stats.chapters_unavailable = getattr(notes, "unavailable_chapters", 0)
     at = timezone.now()
     state_store.save_last_pass(source_row.id, {**asdict(stats), "source_id": source_row.id, "at": at.isoformat()})
     status.record_pass(

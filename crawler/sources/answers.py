@@ -55,6 +55,7 @@ class HttpImageStream:
         self.url = transfer.url
         self.content_type = transfer.headers.get("content-type", "").split(";")[0].strip()
         self.declared_length = declared_length(transfer.headers)
+        self.headers = transfer.headers  # what an adapter reads beyond the type and length (MangaDex's X-Cache)
 
     def iter_bytes(self) -> Iterator[bytes]:
         try:

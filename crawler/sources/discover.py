@@ -45,6 +45,7 @@ from crawler.sources.cookies import SourceCookies
 from crawler.sources.dates import infer_numeric_format, known_language
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import SourceHttp
+from crawler.sources.mangadex.records import SITE, is_mangadex_address
 from crawler.sources.parsing import parse_page_images
 from crawler.sources.presets import PRESETS
 from crawler.sources.site_urls import path_under, site_url
@@ -81,6 +82,7 @@ class SiteProbe:
     findings: tuple[str, ...] = ()  # each finding in words, for the operator
     # The pass of the site's JavaScript challenge, when it had one: handed to the new source (no second pass).
     clearance: Clearance | None = None
+    kind: str = "html"  # the Source kind: "mangadex" for MangaDex, read through its API
 
     def source_settings(self) -> dict[str, Any]:
         """The settings a source of this site starts with: the preset, then what the probe found."""
@@ -295,6 +297,9 @@ def probe_site(url: str, *, browser: BrowserManager | None = None) -> SiteProbe:
     web process); where neither can, SiteUnreadable names the challenge and what to configure.
     """
     address = site_address(url)
+    if is_mangadex_address(address):
+        # Read through its public API, not its pages: known by its host, nothing fetched here.
+        return SiteProbe(SITE, "MangaDex", ThemeDetection(None, ("the mangadex.org host",), ()), kind="mangadex")
     prober = _Prober(address, browser)
     try:
         base, home = prober.base_and_home(address)

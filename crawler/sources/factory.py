@@ -1,4 +1,4 @@
-"""The adapter a Source row asks for (kind demo or html), with its limiter and session cookie."""
+"""The adapter a Source row asks for (kind demo, html or mangadex), with its limiter and session cookie."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import threading
 from typing import TYPE_CHECKING
 
 from crawler.errors import SourceConfigError
+from crawler.politeness.rules import Politeness
 from crawler.sources.base import Source
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.demo import demo_settings
 from crawler.sources.html import HtmlSource
+from crawler.sources.mangadex.settings import KIND as MANGADEX
 
 if TYPE_CHECKING:
     from catalog.models import Source as SourceRow
@@ -23,7 +25,7 @@ def get_source(
     cancel: threading.Event | None = None,
     yield_when_busy: bool = False,
 ) -> Source:
-    """The adapter for `source_row` (kind demo or html), with its session cookie loaded.
+    """The adapter for `source_row` (kind demo, html or mangadex), with its session cookie loaded.
 
     Every request it makes takes a token and a slot from the source's limiter,
     shared through the database with every other worker; `cancel` (the job's
@@ -40,6 +42,8 @@ def get_source(
     from crawler.politeness.limiter import SourceLimiter
 
     settings = source_row.settings or {}
+    if source_row.kind == MANGADEX:
+        return _mangadex(source_row, cancel=cancel, yield_when_busy=yield_when_busy)
     if source_row.kind == "demo":
         settings = demo_settings(**settings) if isinstance(settings, dict) else settings
     elif source_row.kind != "html":
@@ -54,4 +58,53 @@ def get_source(
         gate=SourceLimiter(source_row.id, config.politeness, cancel=cancel, yield_when_busy=yield_when_busy),
         clearance_store=DatabaseStore(),
         cancel=cancel,
+    )
+
+
+def needs_browser(source_row: SourceRow) -> bool:
+    """Whether the row's adapter loads pages in a browser (an html source with requires_browser)."""
+    if source_row.kind == MANGADEX:
+        return False
+    settings = source_row.settings or {}
+    if source_row.kind == "demo":
+        settings = demo_settings(**settings) if isinstance(settings, dict) else settings
+    return HtmlSourceConfig.from_settings(settings, source_id=source_row.id).requires_browser
+
+
+def source_politeness(source_row: SourceRow) -> Politeness:
+    """The row's request limits as its adapter applies them; SourceConfigError names a bad key."""
+    if source_row.kind == MANGADEX:
+        from catalog.source_settings import SourceSettingsError
+        from crawler.sources.mangadex.settings import MangaDexSettings
+
+        try:
+            return MangaDexSettings.from_settings(dict(source_row.settings or {}), source_id=source_row.id).politeness
+        except SourceSettingsError as exc:
+            raise SourceConfigError(str(exc)) from exc
+    settings = source_row.settings or {}
+    if source_row.kind == "demo":
+        settings = demo_settings(**settings) if isinstance(settings, dict) else settings
+    return HtmlSourceConfig.from_settings(settings, source_id=source_row.id).politeness
+
+
+def _mangadex(source_row: SourceRow, *, cancel: threading.Event | None, yield_when_busy: bool) -> Source:
+    """MangaDex: its API's limit on the source's limiter, the at-home server's 40 a minute on a second one."""
+    from django.conf import settings as django_settings
+
+    from catalog.source_settings import SourceSettingsError
+    from crawler.politeness.limiter import SourceLimiter
+    from crawler.sources.mangadex.adapter import MangaDexSource
+    from crawler.sources.mangadex.settings import MangaDexSettings
+
+    try:
+        settings = MangaDexSettings.from_settings(dict(source_row.settings or {}), source_id=source_row.id)
+    except SourceSettingsError as exc:
+        raise SourceConfigError(str(exc)) from exc
+    return MangaDexSource(
+        source_row.id,
+        settings,
+        user_agent=django_settings.MANGADEX_USER_AGENT,
+        gate=SourceLimiter(source_row.id, settings.politeness, cancel=cancel, yield_when_busy=yield_when_busy),
+        # Its own bucket (a throttle row of its own id), waited for: one token a chapter at most.
+        at_home_gate=SourceLimiter(f"{source_row.id}.at-home", settings.at_home_politeness, cancel=cancel),
     )

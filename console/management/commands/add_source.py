@@ -1,6 +1,7 @@
-"""`manage.py add_source [NAME] URL [--preset P] [--set key=value ...] [--crawl-now]`: add an html source.
+"""`manage.py add_source [NAME] URL [--preset P] [--set key=value ...] [--crawl-now]`: add a source.
 
-Without `--preset` the site is probed (crawler.sources.discover): its base
+`https://mangadex.org` adds a MangaDex source (kind mangadex, read through its
+API); any other site is an html source. Without `--preset` the site is probed (crawler.sources.discover): its base
 URL (an install under a sub-path included), theme, manga path, language and
 numeric date order are found and printed, and become the settings; a site
 matching no theme is refused with the presets to pick from, unless `--set`
@@ -41,7 +42,7 @@ def parse_assignment(text: str) -> tuple[str, Any]:
 
 
 class Command(BaseCommand):
-    help = "Add an html source (theme detected from its home page, or --preset) and show a dry run of what it yields."
+    help = "Add a source (MangaDex by its address, else an html site whose theme is detected or --preset) and show a dry run."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -77,12 +78,13 @@ class Command(BaseCommand):
         from crawler.sources.browser import BrowserManager  # here: Playwright loads only when a site is added
 
         with closing(BrowserManager()) as browser:
-            base_url, clearance = url, None
+            base_url, clearance, kind = url, None, "html"
             if preset is None:
                 probe = self._detect(url, manual=bool(overrides), browser=browser)
                 base_url, name, settings = probe.base_url, name or probe.title, probe.source_settings()
-                clearance = probe.clearance
-            self._add(name, base_url, {**settings, **overrides}, options, browser=browser, clearance=clearance)
+                clearance, kind = probe.clearance, probe.kind
+            settings = {**settings, **overrides}
+            self._add(name, base_url, settings, options, browser=browser, clearance=clearance, kind=kind)
 
     def _add(
         self,
@@ -93,12 +95,14 @@ class Command(BaseCommand):
         *,
         browser: Any,
         clearance: Any,
+        kind: str,
     ) -> None:
         try:
             row = sites.new_source(
-                name=name or "", base_url=base_url, settings=settings, source_id=options["source_id"]
+                name=name or "", base_url=base_url, settings=settings, source_id=options["source_id"], kind=kind
             )
-            HtmlSourceConfig.from_settings(settings, source_id=row.id)
+            if kind == "html":
+                HtmlSourceConfig.from_settings(settings, source_id=row.id)
         except (sites.SiteRefused, CrawlerError) as exc:
             raise CommandError(str(exc)) from exc
         try:
@@ -131,6 +135,11 @@ class Command(BaseCommand):
             probe = probe_site(url, browser=browser)
         except SiteUnreadable as exc:
             raise CommandError(f"cannot read {url}: {exc}") from exc
+        if probe.kind != "html":
+            self.stdout.write(
+                f"{probe.base_url} is {probe.title}: read through its API (kind {probe.kind}, docs/sources.md#mangadex)."
+            )
+            return probe
         message = probe.detection.explain(probe.base_url)
         if probe.detection.preset is None and not manual:
             raise CommandError(f"{message} Then: add_source {url} --preset NAME")

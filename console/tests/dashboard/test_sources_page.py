@@ -153,3 +153,34 @@ def test_crawl_now_enqueues_once_and_says_so_when_one_is_in_flight(client):
     assert "already queued or running" in second
     assert Job.objects.filter(kind="metadata_pass").count() == 1
     assert client.get(url).status_code == 405
+
+
+def test_mangadex_by_its_address_asks_for_languages_then_dry_runs_and_saves_the_kind(client, mangadex_standin):
+    import json
+
+    page = client.post(ADD, {"step": "detect", "url": "https://mangadex.org/"}).content.decode()
+    assert "https://mangadex.org is MangaDex, read through its API (kind mangadex)" in page
+    assert 'name="kind" value="mangadex"' in page
+    assert 'id="cs-dry-run"' not in page  # nothing asked of the live site: the languages come first
+    assert not mangadex_standin.exchanges
+
+    extra = json.dumps({**mangadex_standin.settings, "translated_languages": ["en"]})
+    form = {"step": "confirm", "action": "preview", "url": "https://mangadex.org/", "base_url": "https://mangadex.org",
+            "kind": "mangadex", "name": "MangaDex", "source_id": "", "preset": "", "extra": extra}  # fmt: skip
+    page = client.post(ADD, form).content.decode()
+    assert "List page 1: 2 manga(s), more pages" in page and "The Night Gate" in page
+    assert not Source.objects.exists()
+
+    response = client.post(ADD, {**form, "action": "add"})
+    assert response.status_code == 302
+    row = Source.objects.get(id="mangadex")
+    assert (row.kind, row.base_url, row.settings["translated_languages"]) == (
+        "mangadex",
+        "https://mangadex.org",
+        ["en"],
+    )
+
+    bad = {**form, "extra": json.dumps({**mangadex_standin.settings, "data_saver": "yes"}), "source_id": "md2"}
+    page = client.post(ADD, bad).content.decode()
+    assert "&#x27;data_saver&#x27; must be true or false" in page
+    assert not Source.objects.filter(id="md2").exists()

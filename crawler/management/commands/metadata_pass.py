@@ -23,4 +23,10 @@ class Command(PassCommand):
             f"discovered={stats.discovered} upserted={stats.upserted} "
             f"covers={stats.covers_fetched} failed={stats.mangas_failed} "
             f"config_errors={stats.config_errors} dates_unparsed={stats.dates_unparsed}"
+            + (
+                f" chapters_skipped_external={stats.chapters_external} "
+                f"chapters_skipped_unavailable={stats.chapters_unavailable}"
+                if stats.chapters_external or stats.chapters_unavailable
+                else ""
+            )
         )
