@@ -17,6 +17,7 @@ from crawler.passes.metadata_pass import run_metadata_pass
 from jobs.worker.status.handle import StatusHandle
 from reader.tests.factories import image_bytes
 from testsupport.worker_processes import REPO_ROOT, worker_pool
+from upkeep.models import VerifyRun
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 
@@ -93,5 +94,12 @@ def test_verify_finds_what_was_damaged_and_its_repairs_bring_the_library_back_wh
     assert workers.start("--drain", **storage_env).wait(120) == 0
     assert whole(chapters)
 
-    again = manage(manage_cmd, env, "verify", "--full", "--restart")
-    assert report_counts(again) == {"missing": 0, "corrupt": 0, "orphan": 0, "gap": 0, "stale": 0}, again
+    # The scheduled form: cron queues a verify_library job, a crawl worker runs it as a new pass.
+    assert "verify_library queued" in manage(manage_cmd, env, "verify", "--enqueue", "--full")
+    assert workers.start("--drain", **storage_env).wait(120) == 0
+    latest = VerifyRun.objects.order_by("-id").first()
+    assert latest.finished_at is not None and latest.full
+    assert latest.counts["pages"] == 12 and latest.counts["hashed"] == 12
+    assert {kind: latest.counts[kind] for kind in ("missing", "corrupt", "orphan", "gap", "stale")} == dict.fromkeys(
+        ("missing", "corrupt", "orphan", "gap", "stale"), 0
+    )
