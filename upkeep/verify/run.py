@@ -244,21 +244,12 @@ def _chapters(walk: Walk) -> Iterator[None]:
         ids = list(mangas.values_list("id", flat=True)[:MANGA_BATCH])
         if not ids:
             return
+        # The change times are only read to judge exports: loading two timestamps a row costs a fifth of the pass.
+        stamps = ("updated_at", "manga__updated_at") if places is not None else ()
         chapters = list(
             Chapter.objects.filter(manga_id__in=ids)
             .order_by("manga_id", "source_id")
-            .values_list(
-                "id",
-                "manga_id",
-                "source_id",
-                "kind",
-                "volume",
-                "number",
-                "dropped_at",
-                "sync_state",
-                "updated_at",
-                "manga__updated_at",
-            )
+            .values_list("id", "manga_id", "source_id", "kind", "volume", "number", "dropped_at", "sync_state", *stamps)
         )
         findings = _gap_findings(chapters)
         if places is not None:
