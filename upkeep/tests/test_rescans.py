@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import subprocess
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -126,3 +127,36 @@ def test_export_cbz_asks_komga_and_kavita_to_rescan_and_stands_when_one_fails(se
         assert len(komga.calls) == 1
     assert komga.errors == [] and kavita.errors == []
     assert len(list(tmp_path.rglob("*.cbz"))) == 1
+
+
+@pytest.mark.process
+@pytest.mark.django_db(transaction=True)
+def test_a_real_export_cbz_process_reads_the_settings_and_asks_komga_and_kavita(child_env, manage_cmd, tmp_path):
+    src = f.source("demo")
+    f.chapter(f.manga("Berserk", src=src), 1, src=src, pages=1)
+    with media_servers.komga(KEY, "LIB") as (komga_url, komga), media_servers.kavita(KEY, 7) as (kavita_url, kavita):
+        env = {
+            **child_env,
+            "KOMGA_SCAN_URL": komga_url,
+            "KOMGA_SCAN_API_KEY": KEY,
+            "KOMGA_SCAN_LIBRARY_ID": "LIB",
+            "KAVITA_SCAN_URL": kavita_url,
+            "KAVITA_SCAN_API_KEY": KEY,
+            "KAVITA_SCAN_LIBRARY_ID": "7",
+        }
+        done = subprocess.run(
+            [*manage_cmd, "export_cbz", str(tmp_path / "library")], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert "1 written" in done.stdout
+        assert [c.status for c in komga.calls] == [202]
+        assert [c.status for c in kavita.calls] == [200, 200]
+    assert komga.errors == [] and kavita.errors == []
+
+    half = {**child_env, "KAVITA_SCAN_URL": "http://kavita.lan:5000", "KAVITA_SCAN_LIBRARY_ID": "7"}
+    refused = subprocess.run(
+        [*manage_cmd, "export_cbz", str(tmp_path / "other")], env=half, capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode != 0
+    assert "KAVITA_SCAN_API_KEY must be set too" in refused.stderr
+    assert not (tmp_path / "other").exists()

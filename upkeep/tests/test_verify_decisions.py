@@ -17,6 +17,8 @@ from upkeep.verify.decisions import (
     sample_rate,
 )
 
+pytestmark = pytest.mark.sqlite_ok  # pure: no database at all
+
 
 def ch(number, *, stored=True, listed=True, volume=None, kind="chapter") -> ChapterFacts:
     return ChapterFacts(uuid.uuid4(), kind, volume, Decimal(str(number)), listed=listed, stored=stored)

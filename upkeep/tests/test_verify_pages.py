@@ -11,7 +11,7 @@ from upkeep.models import VerifyFinding
 from upkeep.tests.library import damaged_library
 from upkeep.verify.run import Options, run_verify, start_or_resume
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from upkeep.verify import repairs
 from upkeep.verify import run as verify_run
 from upkeep.verify.run import Options, run_verify, start_or_resume
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 
 
 @pytest.fixture(autouse=True)
