@@ -12,6 +12,7 @@ from upkeep.verify.decisions import (
     PageVerdict,
     chapter_gaps,
     export_stale,
+    held_from_any_source,
     orphan_keys,
     page_verdict,
     sample_rate,
@@ -70,6 +71,16 @@ def test_extras_are_their_own_sequence():
 
 def test_half_chapters_between_stored_ones_are_gaps_when_listed():
     assert numbers(chapter_gaps([ch(10), ch("10.5", stored=False), ch(11)])) == [(None, "10.5")]
+
+
+def test_a_chapter_stored_from_another_source_is_no_gap_of_this_one():
+    first = [ch(11), ch(12), ch(13)]
+    second = [ch(11), ch(12, stored=False), ch(13), ch(14, stored=False)]
+    held = held_from_any_source({"a": first, "b": second})
+    assert chapter_gaps(held["b"]) == []
+    assert [c.stored for c in held["b"]] == [True, True, True, False]
+    alone = held_from_any_source({"b": second})
+    assert numbers(chapter_gaps(alone["b"])) == [(None, "12")]
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import Enum
 from typing import Any
@@ -53,6 +53,20 @@ def chapter_gaps(chapters: Iterable[ChapterFacts]) -> list[ChapterFacts]:
         low, high = stored[0], stored[-1]
         gaps.extend(c for c in ordered if c.listed and not c.stored and low < position(c) < high)
     return gaps
+
+
+def held_from_any_source(by_source: dict[str, list[ChapterFacts]]) -> dict[str, list[ChapterFacts]]:
+    """Each source's chapters of one manga, a chapter counted stored when any source's copy of it is.
+
+    The library keeps a chapter (kind, volume, number) once, from whichever
+    source downloaded it: chapter 12 listed by a second source is no gap when
+    the first source's 12 is stored.
+    """
+    held = {position(c) for chapters in by_source.values() for c in chapters if c.stored}
+    return {
+        source: [replace(c, stored=True) if not c.stored and position(c) in held else c for c in chapters]
+        for source, chapters in by_source.items()
+    }
 
 
 class PageVerdict(Enum):

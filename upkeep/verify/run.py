@@ -260,25 +260,26 @@ def _chapters(walk: Walk) -> Iterator[None]:
 
 
 def _gap_findings(chapters: list[tuple]) -> list[VerifyFinding]:
-    groups: dict[tuple[Any, str], list[decisions.ChapterFacts]] = {}
+    by_manga: dict[Any, dict[str, list[decisions.ChapterFacts]]] = {}
     for chapter_id, manga_id, source_id, kind, volume, number, dropped_at, state, *_ in chapters:
         facts = decisions.ChapterFacts(
             chapter_id, kind, volume, number, listed=dropped_at is None, stored=state == Chapter.SyncState.DONE
         )
-        groups.setdefault((manga_id, source_id), []).append(facts)
+        by_manga.setdefault(manga_id, {}).setdefault(source_id, []).append(facts)
     findings = []
-    for (manga_id, source_id), facts in groups.items():
-        for gap in decisions.chapter_gaps(facts):
-            volume = f"vol {gap.volume} " if gap.volume is not None else ""
-            findings.append(
-                VerifyFinding(
-                    kind=Kind.GAP,
-                    source_id=source_id,
-                    manga_id=manga_id,
-                    chapter_id=gap.id,
-                    detail=f"{gap.kind} {volume}{gap.number.normalize():f}",
+    for manga_id, by_source in by_manga.items():
+        for source_id, facts in decisions.held_from_any_source(by_source).items():
+            for gap in decisions.chapter_gaps(facts):
+                volume = f"vol {gap.volume} " if gap.volume is not None else ""
+                findings.append(
+                    VerifyFinding(
+                        kind=Kind.GAP,
+                        source_id=source_id,
+                        manga_id=manga_id,
+                        chapter_id=gap.id,
+                        detail=f"{gap.kind} {volume}{gap.number.normalize():f}",
+                    )
                 )
-            )
     return findings
 
 
