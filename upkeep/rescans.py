@@ -122,4 +122,9 @@ def _expect(response: httpx.Response, accepted: tuple[int, ...], target: RescanT
             f"HTTP {response.status_code} from {response.request.url.path}: "
             f"check {target.server.upper()}_SCAN_LIBRARY_ID={target.library_id!r}"
         )
+    if response.is_redirect:
+        raise RescanFailed(
+            f"HTTP {response.status_code} from {response.request.url.path} to {response.headers.get('location', '?')}: "
+            f"set {target.server.upper()}_SCAN_URL to the address it points to"
+        )
     raise RescanFailed(f"HTTP {response.status_code} from {response.request.url.path}")

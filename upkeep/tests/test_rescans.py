@@ -160,3 +160,18 @@ def test_a_real_export_cbz_process_reads_the_settings_and_asks_komga_and_kavita(
     assert refused.returncode != 0
     assert "KAVITA_SCAN_API_KEY must be set too" in refused.stderr
     assert not (tmp_path / "other").exists()
+
+
+def test_a_server_that_redirects_is_a_warning_naming_the_address_to_set():
+    from testsupport.http_server import QuietHandler, serving
+
+    class Redirecting(QuietHandler):
+        def do_POST(self):  # noqa: N802
+            self.send_response(301)
+            self.send_header("Location", "https://komga.example/api/v1/libraries/LIB/scan")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    with serving(Redirecting) as url:
+        [result] = request_rescans([RescanTarget(KOMGA, url, KEY, "LIB")])
+    assert "HTTP 301" in result.error and "set KOMGA_SCAN_URL to the address it points to" in result.error
