@@ -60,7 +60,9 @@ def test_a_sample_checks_every_file_is_there_but_hashes_only_some(media_storage)
     assert run.counts["hashed"] == 0 and run.counts["missing"] == 1 and run.counts["corrupt"] == 0
 
 
-def test_a_pass_stopped_after_each_batch_resumes_where_it_stopped_and_reports_each_problem_once(monkeypatch):
+def test_a_pass_stopped_after_each_batch_resumes_where_it_stopped_and_reports_each_problem_once(
+    monkeypatch, media_storage
+):
     damaged_library()
     monkeypatch.setattr(verify_run, "BATCH", 1)
     monkeypatch.setattr(verify_run, "MANGA_BATCH", 1)
@@ -143,3 +145,19 @@ def test_the_command_prints_the_report_and_refuses_bad_options(tmp_path, monkeyp
         monkeypatch.setattr("builtins.input", lambda prompt: "no")
         call_command("verify", "--repair", "orphans", stdout=io.StringIO())
     assert VerifyFinding.objects.filter(kind="orphan", repaired_at=None).count() == 1
+
+
+def test_the_command_stops_at_its_time_limit_and_the_next_run_resumes(monkeypatch):
+    damaged_library()
+    monkeypatch.setattr(verify_run, "BATCH", 2)
+    out = io.StringIO()
+    call_command("verify", "--full", "--max-seconds", "0.000001", stdout=out)
+    assert "paused at pages (run again to resume)" in out.getvalue()
+    run = VerifyRun.objects.get()
+    assert run.counts["pages"] == 2 and run.cursor["index"] == 1
+    out = io.StringIO()
+    call_command("verify", "--full", stdout=out)
+    assert "resuming verify run" in out.getvalue() and "finished" in out.getvalue()
+    run.refresh_from_db()
+    assert run.counts["pages"] == 8 and VerifyRun.objects.count() == 1
+    assert run.findings.count() == 4
