@@ -6,6 +6,7 @@ import pytest
 from django.core.files.storage import default_storage
 from django.urls import reverse
 
+from crawler.models import AuditEvent
 from jobs.models import Job
 from upkeep.models import VerifyFinding
 from upkeep.tests.library import damaged_library
@@ -49,6 +50,7 @@ def test_deleting_orphans_needs_the_typed_confirmation(client, operator, report)
     page = client.post(url, {"confirm": "delete"}, follow=True).content.decode()
     assert "1 orphan files deleted" in page and not default_storage.exists(lib["orphan"])
     assert VerifyFinding.objects.get(kind="orphan").repaired_at is not None
+    assert list(AuditEvent.objects.values_list("action", "actor__username")) == [("verify_orphans", "olga")]
 
 
 def test_operators_queue_damaged_chapters_and_a_pass_from_the_page(client, operator, report):

@@ -17,7 +17,7 @@ from jobs.models import Job
 from reader.export import chapters_to_export, export_library
 from upkeep.models import VerifyFinding, VerifyRun
 from upkeep.tests.library import damaged_library
-from upkeep.verify import repairs
+from upkeep.verify import listing, repairs
 from upkeep.verify import run as verify_run
 from upkeep.verify.run import Options, run_verify, start_or_resume
 
@@ -66,6 +66,7 @@ def test_a_pass_stopped_after_each_batch_resumes_where_it_stopped_and_reports_ea
     damaged_library()
     monkeypatch.setattr(verify_run, "BATCH", 1)
     monkeypatch.setattr(verify_run, "MANGA_BATCH", 1)
+    monkeypatch.setattr(listing, "DIRECTORY_BATCH", 2)  # several scans of the pages folder on the local disk
     cancel = threading.Event()
     stops = 0
     while True:
