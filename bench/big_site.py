@@ -31,6 +31,8 @@ import time
 import scratch
 from bigsite.operations import count_whole_requests, operations, time_operation
 from bigsite.seed import Size, seed
+from bigsite.verify_pass import operations as verify_operations
+from bigsite.verify_pass import whole_pass
 
 DEFAULT_SIZES = "10000,100000"
 
@@ -93,7 +95,7 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]
             print(f"filled in {time.perf_counter() - began:.0f} s")
         results = {}
         print(f"\n{'operation':<46} {'median ms':>10} {'runs':>5} {'queries':>8}")
-        for operation in operations(size):
+        for operation in [*operations(size), *verify_operations(size)]:
             if only and not any(part in operation.name for part in only):
                 continue
             timed = time_operation(operation, runs)
@@ -101,6 +103,15 @@ def measure_size(db_url: str, size: Size, runs: int, keep: bool, only: list[str]
                 _vacuum("crawler_jobs")
             results[timed.name] = {"median_ms": timed.median_ms, "queries": timed.queries}
             print(f"{timed.name:<46} {timed.median_ms:>10.1f} {timed.runs:>5} {timed.queries:>8}", flush=True)
+        if not only or any(part in "verify: whole pass" for part in only):
+            whole = whole_pass()
+            results["verify: whole pass"] = {"median_ms": whole["seconds"] * 1000, **whole}
+            print(
+                f"verify: whole pass: {whole['rows']:,} rows in {whole['seconds']:.1f} s = {whole['rows_per_s']:,.0f} "
+                f"rows/s, {whole['findings']:,} findings, RSS {whole['rss_start_mb']:.0f} MB at the start, "
+                f"peak +{whole['rss_growth_mb']:.1f} MB",
+                flush=True,
+            )
         ran_on = versions()
         connection.close()
         return results, ran_on

@@ -7,3 +7,7 @@ from django.dispatch import Signal
 # crawler's receiver queues their downloads, so a failure there rolls the
 # bookmark back too (no bookmark without its downloads).
 bookmark_created = Signal()
+
+# Sent by `export_cbz` after it wrote the library, with `directory` and `written` (files written or moved):
+# media servers reading that folder (Komga, Kavita) are asked to rescan it by the app that knows them.
+library_exported = Signal()

@@ -10,6 +10,7 @@ from reader.komga import urls as komga_urls
 urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
     path("admin/crawler/", include("console.dashboard.urls")),
+    path("admin/verify/", include("upkeep.urls")),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_urls.v1)),
     path("api/v2/", include((komga_urls.v2, "komga"), namespace="komga-v2")),

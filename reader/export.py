@@ -120,7 +120,12 @@ def chapters_to_export(manga_ids: Iterable[str] = (), since: datetime | None = N
 
 def stamp(chapter: Chapter) -> int:
     """Whole seconds: every file system keeps at least that much of an mtime."""
-    return int(max(chapter.updated_at, chapter.manga.updated_at).timestamp())
+    return stamp_of(chapter.updated_at, chapter.manga.updated_at)
+
+
+def stamp_of(chapter_updated_at: datetime, manga_updated_at: datetime) -> int:
+    """The mtime an exported chapter's file carries: its chapter's or manga's last change, whichever is newer."""
+    return int(max(chapter_updated_at, manga_updated_at).timestamp())
 
 
 def is_current(path: Path, chapter: Chapter) -> bool:

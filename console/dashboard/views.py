@@ -16,6 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from console.control.operators import can_operate
+from upkeep.report import latest_report
 
 API_ROUTES = (
     "status",
@@ -46,5 +47,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "login_url": f"{reverse('admin:login')}?next={request.path}",
         # Read-only staff see the same live page without the controls (the API refuses them anyway).
         "can_operate": can_operate(request.user),
+        # The library verify pass's latest report (upkeep): its problems, and a link to the repairs.
+        "verify": latest_report(),
     }
     return render(request, "console/dashboard.html", context)

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from catalog.lookup import MangaNotFound, find_manga
+from catalog.signals import library_exported
 from reader.export import chapters_to_export, export_library
 
 
@@ -67,3 +68,5 @@ class Command(BaseCommand):
                 lambda ch, _written: progress.update(task, advance=1, description=ch.manga.title[:40]),
             )
         console.print(f"{stats.written} written, {stats.skipped} unchanged, {stats.moved} moved, in {directory}")
+        # Komga/Kavita rescans (upkeep.export_hook) when settings name them; a failed one is a warning, never an error.
+        library_exported.send(self.__class__, directory=directory.resolve(), written=stats.written + stats.moved)
