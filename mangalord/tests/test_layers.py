@@ -21,6 +21,7 @@ APPS = (
     "analysis",
     "console",
     "reader",
+    "upkeep",
 )
 # Every root package the contracts name must be there for lint-imports to run.
 PACKAGES = (*APPS, "testsupport")
