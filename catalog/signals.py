@@ -7,3 +7,7 @@ from django.dispatch import Signal
 # crawler's receiver queues their downloads, so a failure there rolls the
 # bookmark back too (no bookmark without its downloads).
 bookmark_created = Signal()
+
+# Sent with `chapter` once every page of it is stored: the chapter is readable. Senders use `send_robust`, so a
+# listener's failure (notify recording it for the next digest) is logged and never fails the download.
+chapter_ready = Signal()

@@ -98,6 +98,8 @@ INSTALLED_APPS = [
     # The operator console (dashboard, operator API, admin composition) stands on the apps above.
     "console",
     "reader",
+    # Per-user notifications (Apprise) and operators' source health alerts; nothing but the project imports it.
+    "notify",
     # The project itself: its static files (the favicon).
     "mangalord",
     # Last: the demo (`manage.py demo`, `manage.py demo_site`, the built-in demo site) stands on every app.
@@ -379,3 +381,27 @@ READER_DEFAULT_LANGUAGE = read(
 # KOReader's "Register" button (kosync POST /users/create) makes a sync-only account when this is true;
 # by default accounts come from the admin and KOReader signs in with an API key.
 KOSYNC_ALLOW_REGISTRATION = read("KOSYNC_ALLOW_REGISTRATION", strict_bool, False)
+
+# --- Notifications (Apprise) ----------------------------------------------------------
+# The web app's address as users open it: digests link each chapter to {NOTIFY_PUBLIC_URL}/read/<id>/.
+NOTIFY_PUBLIC_URL = read(
+    "NOTIFY_PUBLIC_URL",
+    env.str,
+    "http://localhost:8000",
+    lambda v: bool(re.match(r"^https?://[^/\s]+(/[^\s]*)?$", v)),
+    "must be the web app's http(s) URL, such as https://manga.example.com",
+)
+# Seconds between digest passes in `manage.py notify_worker`: each pass sends a user at most one digest.
+NOTIFY_DIGEST_INTERVAL = positive("NOTIFY_DIGEST_INTERVAL", 900)
+# Seconds after a series' first crawl during which its chapters count as backlog (one summary line, not a list).
+NOTIFY_BACKLOG_WINDOW = non_negative("NOTIFY_BACKLOG_WINDOW", 86400)
+# Attempts at one notification (retried with the queue's backoff) before it is dead-lettered.
+NOTIFY_SEND_MAX_ATTEMPTS = positive("NOTIFY_SEND_MAX_ATTEMPTS", 5)
+# Notification URLs one user may keep.
+NOTIFY_MAX_TARGETS_PER_USER = positive("NOTIFY_MAX_TARGETS_PER_USER", 10)
+# Seconds between source health checks in `manage.py notify_worker`.
+NOTIFY_HEALTH_INTERVAL = positive("NOTIFY_HEALTH_INTERVAL", 60)
+# A source's jobs settled in the last NOTIFY_HEALTH_WINDOW seconds: "mostly dead" when at least
+# NOTIFY_DEAD_JOBS_MIN of them are and they are the majority; "unreachable" when that many failed and none succeeded.
+NOTIFY_HEALTH_WINDOW = positive("NOTIFY_HEALTH_WINDOW", 3600)
+NOTIFY_DEAD_JOBS_MIN = positive("NOTIFY_DEAD_JOBS_MIN", 5)

@@ -1,0 +1,150 @@
+"""The digest pass: claim what became readable since the last pass, and give each user one digest of it.
+
+A *pass* is one call of `run_digest_pass` (the notify worker runs one every NOTIFY_DIGEST_INTERVAL seconds;
+`manage.py notify_digest` runs one from cron). It claims every `ReadyChapter` row no pass took yet in one UPDATE, so
+each readable chapter is in exactly one pass whatever runs at once, and a chapter that becomes readable while a pass
+runs waits for the next. Each user with a digest target then gets at most one digest per pass, of the claimed
+chapters in series they bookmarked; a pass with nothing for them sends them nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Min
+from django.urls import reverse
+
+from catalog.chapter_names import display_title
+from catalog.models import Bookmark
+from notify.digests.compose import Digest, ReadyItem, compose
+from notify.models import Delivery, DigestPass, NotificationTarget, ReadyChapter
+from notify.sending import enqueue_deliveries
+
+logger = logging.getLogger(__name__)
+
+_NO_VOLUME = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class PassOutcome:
+    pass_id: int | None
+    chapters: int
+    digests: int
+
+
+def claim_ready() -> tuple[DigestPass | None, int]:
+    """Take every unclaimed ready chapter into a new pass; (None, 0) when there is none (no empty pass rows)."""
+    if not ReadyChapter.objects.filter(digest_pass__isnull=True).exists():
+        return None, 0
+    with transaction.atomic():
+        digest_pass = DigestPass.objects.create()
+        # One UPDATE: on PostgreSQL a concurrent pass waits for these row locks, then re-checks the condition and
+        # finds them taken, so no chapter is in two passes.
+        claimed = ReadyChapter.objects.filter(digest_pass__isnull=True).update(digest_pass=digest_pass)
+        digest_pass.chapters = claimed
+        digest_pass.save(update_fields=["chapters"])
+    return digest_pass, claimed
+
+
+def public_url(path: str) -> str:
+    return f"{settings.NOTIFY_PUBLIC_URL.rstrip('/')}{path}"
+
+
+def chapter_url(chapter_id: uuid.UUID) -> str:
+    return public_url(reverse("reader:chapter", args=[chapter_id]))
+
+
+def series_url(manga_id: uuid.UUID) -> str:
+    return public_url(reverse("reader:manga", args=[manga_id]))
+
+
+def _chapter_rows(digest_pass: DigestPass) -> dict[uuid.UUID, Any]:
+    """The pass's live chapters, each once (a chapter downloaded again is still one chapter), by id."""
+    rows = (
+        ReadyChapter.objects.filter(digest_pass=digest_pass, chapter__dropped_at__isnull=True)
+        .values(
+            "chapter_id",
+            "chapter__number",
+            "chapter__title",
+            "chapter__kind",
+            "chapter__volume",
+            "chapter__created_at",
+            "chapter__manga_id",
+            "chapter__manga__title",
+            "chapter__manga__created_at",
+        )
+        .order_by()
+    )
+    return {row["chapter_id"]: row for row in rows}
+
+
+def _items_for(user_id: int, chapters: dict[uuid.UUID, dict]) -> list[ReadyItem]:
+    manga_ids = {row["chapter__manga_id"] for row in chapters.values()}
+    # A user follows a series from their first bookmark on it, manga-level or chapter-level.
+    followed = dict(
+        Bookmark.objects.filter(user_id=user_id, manga_id__in=manga_ids)
+        .values_list("manga_id")
+        .annotate(since=Min("created_at"))
+        .order_by()
+    )
+    items = []
+    for row in chapters.values():
+        since = followed.get(row["chapter__manga_id"])
+        if since is None:
+            continue
+        volume = row["chapter__volume"]
+        items.append(
+            ReadyItem(
+                manga_id=row["chapter__manga_id"],
+                manga_title=row["chapter__manga__title"],
+                manga_created_at=row["chapter__manga__created_at"],
+                chapter_id=row["chapter_id"],
+                chapter_label=display_title(
+                    row["chapter__number"], row["chapter__title"], row["chapter__kind"], volume
+                ),
+                chapter_listed_at=row["chapter__created_at"],
+                order=(row["chapter__kind"], _NO_VOLUME if volume is None else volume, row["chapter__number"]),
+                bookmarked_at=since,
+            )
+        )
+    return items
+
+
+def digest_for(user_id: int, chapters: dict[uuid.UUID, dict]) -> Digest | None:
+    """The digest `user_id` gets from the pass's `chapters`, or None when none is in a series they bookmarked."""
+    return compose(
+        _items_for(user_id, chapters),
+        backlog_window=timedelta(seconds=settings.NOTIFY_BACKLOG_WINDOW),
+        chapter_url=chapter_url,
+        series_url=series_url,
+    )
+
+
+def run_digest_pass() -> PassOutcome:
+    """Claim, compose and queue: one `notify_send` job per digest and target. Never sends anything itself."""
+    digest_pass, claimed = claim_ready()
+    if digest_pass is None:
+        return PassOutcome(None, 0, 0)
+    chapters = _chapter_rows(digest_pass)
+    targets_by_user: dict[int, list[NotificationTarget]] = defaultdict(list)
+    for target in NotificationTarget.objects.filter(digests=True, user__is_active=True):
+        targets_by_user[target.user_id].append(target)
+    deliveries = []
+    for user_id, targets in targets_by_user.items():
+        digest = digest_for(user_id, chapters)
+        if digest is None:
+            continue
+        for target in targets:
+            deliveries.append(Delivery(target=target, kind=Delivery.Kind.DIGEST, title=digest.title, body=digest.body))
+    enqueue_deliveries(deliveries)
+    digest_pass.digests = len(deliveries)
+    digest_pass.save(update_fields=["digests"])
+    logger.info("digest pass %d: %d chapter(s) ready, %d digest(s) queued", digest_pass.id, claimed, len(deliveries))
+    return PassOutcome(digest_pass.id, claimed, len(deliveries))
