@@ -59,7 +59,7 @@ def deliver(delivery: Delivery) -> None:
         raise PermanentError(f"{where(target)}: {exc}") from exc
     sender = apprise.Apprise()
     sender.add(target.url)
-    with apprise.LogCapture(level=apprise.logging.WARNING) as captured:
+    with apprise.LogCapture(level=apprise.logging.WARNING, fmt="%(message)s") as captured:
         sent = sender.notify(
             body=delivery.body,
             title=delivery.title,

@@ -13,8 +13,8 @@ import logging
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
