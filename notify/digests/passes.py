@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -127,6 +127,18 @@ def digest_for(user_id: int, chapters: dict[uuid.UUID, dict]) -> Digest | None:
     )
 
 
+# What a pass keeps of the past: claimed chapters for a week (to see what a recent digest said), sent messages for a
+# month; the tables stay small however long the server runs.
+KEEP_CLAIMED = timedelta(days=7)
+KEEP_SENT = timedelta(days=30)
+
+
+def prune(now: datetime) -> None:
+    ReadyChapter.objects.filter(digest_pass__started_at__lt=now - KEEP_CLAIMED).delete()
+    DigestPass.objects.filter(started_at__lt=now - KEEP_CLAIMED).delete()
+    Delivery.objects.filter(sent_at__lt=now - KEEP_SENT).delete()
+
+
 def run_digest_pass() -> PassOutcome:
     """Claim, compose and queue: one `notify_send` job per digest and target. Never sends anything itself."""
     digest_pass, claimed = claim_ready()
@@ -144,6 +156,7 @@ def run_digest_pass() -> PassOutcome:
         for target in targets:
             deliveries.append(Delivery(target=target, kind=Delivery.Kind.DIGEST, title=digest.title, body=digest.body))
     enqueue_deliveries(deliveries)
+    prune(digest_pass.started_at)
     digest_pass.digests = len(deliveries)
     digest_pass.save(update_fields=["digests"])
     logger.info("digest pass %d: %d chapter(s) ready, %d digest(s) queued", digest_pass.id, claimed, len(deliveries))

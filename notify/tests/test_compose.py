@@ -5,10 +5,13 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from apprise.conversion import markdown_to_html
 
 from notify.digests.compose import CHAPTERS_LISTED_PER_SERIES, ReadyItem, compose, group, is_news
 from notify.markdown import escape
+
+pytestmark = pytest.mark.sqlite_ok  # pure: no database
 
 DAY = timedelta(days=1)
 T0 = datetime(2026, 1, 10, tzinfo=UTC)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from notify.health.conditions import SourceJobCounts, source_job_conditions, transitions
+
+pytestmark = pytest.mark.sqlite_ok  # pure: no database
 
 
 def test_a_new_condition_starts_and_a_held_one_does_not_start_again():

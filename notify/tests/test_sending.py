@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from notify.sending import redact
 from notify.targets import masked, scheme_of
+
+pytestmark = pytest.mark.sqlite_ok  # pure: no database
 
 
 def test_redact_blanks_every_piece_of_the_url_from_apprise_text():

@@ -12,7 +12,7 @@ from notify.models import Delivery, NotificationTarget
 from notify.payloads import NotifySend
 from notify.tests.receiver import json_receiver
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 
 SECRET = "hunter2-secret"
 LIST = "/api/v1/notifications/"
