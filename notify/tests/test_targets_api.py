@@ -117,3 +117,15 @@ def test_the_account_page_adds_lists_masked_tests_and_removes(client, alice):
     assert client.post(reverse("notify:remove", args=[target.id])).status_code == 302
     assert not NotificationTarget.objects.exists()
     assert "/account/notifications/" in client.get(reverse("reader:account")).content.decode()
+
+
+def test_the_admin_shows_targets_masked(client, staff, alice):
+    NotificationTarget.objects.create(user=alice, url=f"json://a:{SECRET}@127.0.0.1:9/x", scheme="json")
+    client.force_login(staff)
+    for page in ("/admin/notify/notificationtarget/", "/admin/notify/delivery/", "/admin/notify/healthcondition/"):
+        response = client.get(page)
+        assert response.status_code == 200, page
+        assert SECRET not in response.content.decode()
+    target = NotificationTarget.objects.get()
+    detail = client.get(f"/admin/notify/notificationtarget/{target.id}/change/").content.decode()
+    assert "json://a:****@127.0.0.1:9/x" in detail and SECRET not in detail
