@@ -15,13 +15,13 @@ from jobs.worker.config import Periodic
 from jobs.worker.loop import Worker, WorkerConfig
 from jobs.worker.status.handle import StatusHandle
 from jobs.worker.status.publish import PublishedStatus
-from notify.digests.passes import run_digest_pass
+from notify.digests.passes import run_scheduled_pass
 from notify.handlers import ROLE
 from notify.health.alerts import check_health
 
 
 def _digest_pass() -> None:
-    run_digest_pass()
+    run_scheduled_pass()
 
 
 def _health_check() -> None:
@@ -34,7 +34,8 @@ def notify_worker(*, concurrency: int = 1, schedule: bool = True, **overrides: A
     periodic = []
     if schedule:
         periodic = [
-            Periodic("digest_pass", timedelta(seconds=settings.NOTIFY_DIGEST_INTERVAL), _digest_pass),
+            # Checked every minute at most; the pass itself keeps NOTIFY_DIGEST_INTERVAL across every notify worker.
+            Periodic("digest_pass", timedelta(seconds=min(60, settings.NOTIFY_DIGEST_INTERVAL)), _digest_pass),
             Periodic("health_check", timedelta(seconds=settings.NOTIFY_HEALTH_INTERVAL), _health_check),
         ]
     config = WorkerConfig.for_role(

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Min
 from django.urls import reverse
+from django.utils import timezone
 
 from catalog.chapter_names import display_title
 from catalog.models import Bookmark
@@ -137,6 +138,24 @@ def prune(now: datetime) -> None:
     ReadyChapter.objects.filter(digest_pass__started_at__lt=now - KEEP_CLAIMED).delete()
     DigestPass.objects.filter(started_at__lt=now - KEEP_CLAIMED).delete()
     Delivery.objects.filter(sent_at__lt=now - KEEP_SENT).delete()
+
+
+def pass_due(last_started_at: datetime | None, interval: timedelta, now: datetime) -> bool:
+    """A scheduled pass is due when none ran yet or the last one started `interval` ago."""
+    return last_started_at is None or now - last_started_at >= interval
+
+
+def run_scheduled_pass(now: datetime | None = None) -> PassOutcome | None:
+    """The notify worker's duty: a pass when the last one, by any worker, is NOTIFY_DIGEST_INTERVAL old.
+
+    The last pass row is the shared schedule, so several notify workers keep one cadence between them instead of
+    one each (a pass that found nothing leaves no row, so the next check tries again at once).
+    """
+    now = now or timezone.now()
+    last = DigestPass.objects.order_by("-started_at").values_list("started_at", flat=True).first()
+    if not pass_due(last, timedelta(seconds=settings.NOTIFY_DIGEST_INTERVAL), now):
+        return None
+    return run_digest_pass()
 
 
 def run_digest_pass() -> PassOutcome:

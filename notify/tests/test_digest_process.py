@@ -41,7 +41,9 @@ def crawl_content() -> int:
 def notify_drain(child_env, manage_cmd) -> subprocess.CompletedProcess:
     done = subprocess.run(
         [*manage_cmd, "notify_worker", "--drain"],
-        env=dict(child_env, JOBS_POLL_SECS="0.2", NOTIFY_PUBLIC_URL="https://manga.example.org"),
+        env=dict(
+            child_env, JOBS_POLL_SECS="0.2", NOTIFY_PUBLIC_URL="https://manga.example.org", NOTIFY_DIGEST_INTERVAL="1"
+        ),
         capture_output=True,
         text=True,
         timeout=120,

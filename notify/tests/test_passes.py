@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from catalog.models import Bookmark, Chapter, Manga, Source
 from jobs.models import Job
-from notify.digests.passes import run_digest_pass
+from notify.digests.passes import pass_due, run_digest_pass, run_scheduled_pass
 from notify.health.alerts import check_health
 from notify.health.probes import disk_conditions
 from notify.models import Delivery, DigestPass, HealthCondition, NotificationTarget, ReadyChapter
@@ -123,3 +123,24 @@ def test_the_disk_floor_is_one_condition_while_a_live_worker_reports_it(operator
     assert Delivery.objects.get().kind == Delivery.Kind.HEALTH
     WorkerStatus.objects.update(flags={})
     assert check_health(now) == [] and not HealthCondition.objects.exists()
+
+
+def test_a_scheduled_pass_waits_for_the_interval_since_the_last_pass_of_any_worker(alice, settings):
+    settings.NOTIFY_DIGEST_INTERVAL = 900
+    chapters = series("Akira", 2)
+    follow(alice, chapters[0])
+    NotificationTarget.objects.create(user=alice, url="json://127.0.0.1:9/a", scheme="json")
+    ready(chapters[0])
+    assert run_scheduled_pass() is not None  # none ran yet
+    ready(chapters[1])
+    now = timezone.now()
+    assert run_scheduled_pass(now + timedelta(seconds=899)) is None
+    later = run_scheduled_pass(now + timedelta(seconds=901))
+    assert later is not None and later.chapters == 1
+
+
+def test_pass_due():
+    now = timezone.now()
+    assert pass_due(None, timedelta(minutes=15), now)
+    assert not pass_due(now - timedelta(minutes=14), timedelta(minutes=15), now)
+    assert pass_due(now - timedelta(minutes=15), timedelta(minutes=15), now)
