@@ -4,38 +4,21 @@ process, and a receiver on 127.0.0.1 checking what arrives."""
 from __future__ import annotations
 
 import subprocess
-import threading
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
 from catalog.bookmarks import create_bookmark
-from catalog.models import Bookmark, Chapter, Manga, Source
+from catalog.models import Bookmark, Chapter, Manga
 from crawler.passes.metadata_pass import run_metadata_pass
-from crawler.workers.handlers import JobContext
-from jobs import kinds, queue
 from jobs.models import Job, JobState
 from jobs.worker.status.handle import StatusHandle
 from notify.models import NotificationTarget, ReadyChapter
+from notify.tests.conftest import crawl_content
 from notify.tests.receiver import json_receiver
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
-
-# A crawled title with markup in it: it must reach the body as text, never as markup.
-EVIL_TITLE = "Night <b>Raid</b> [x](https://evil.example)"
-
-
-def crawl_content() -> int:
-    """Run every queued chapter download in this process, as a crawl worker would; how many ran."""
-    ran = 0
-    while leases := queue.lease(["sync_chapter_content"], 10, timedelta(minutes=5)):
-        for lease in leases:
-            context = JobContext(lease=lease, status=StatusHandle(), cancel=threading.Event())
-            kinds.registered()[lease.kind].handler(lease.payload, context)
-            queue.ack_done(lease)
-            ran += 1
-    return ran
 
 
 def notify_drain(child_env, manage_cmd) -> subprocess.CompletedProcess:
@@ -50,17 +33,6 @@ def notify_drain(child_env, manage_cmd) -> subprocess.CompletedProcess:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
-
-
-@pytest.fixture
-def crawled(demo_site_factory):
-    """One demo series with 3 chapters of 2 pages, listed by a first crawl (downloads queued, not run yet)."""
-    site = demo_site_factory(mangas=1, chapters=(3, 3), pages=(2, 2))
-    (key,) = [m.key for m in site.catalog]
-    site.update_manga(key, title=EVIL_TITLE)
-    source = Source.objects.create(id="demo", name="Demo", kind=Source.Kind.DEMO, base_url=site.base_url)
-    run_metadata_pass(source, status=StatusHandle())
-    return site, key, source
 
 
 def test_a_bookmarked_series_gets_one_digest_per_pass_and_its_first_crawl_is_one_line(

@@ -8,12 +8,12 @@ import pytest
 from catalog.models import Chapter
 from catalog.signals import chapter_ready
 from notify.models import ReadyChapter
-from notify.tests.test_digest_process import crawl_content, crawled  # noqa: F401 - the fixture
+from notify.tests.conftest import crawl_content
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_each_downloaded_chapter_is_recorded_once_for_the_next_pass(crawled):  # noqa: F811 - the fixture
+def test_each_downloaded_chapter_is_recorded_once_for_the_next_pass(crawled):
     assert not ReadyChapter.objects.exists()  # listed is not readable
     assert crawl_content() == 3
     recorded = ReadyChapter.objects.values_list("chapter_id", flat=True)
@@ -21,7 +21,7 @@ def test_each_downloaded_chapter_is_recorded_once_for_the_next_pass(crawled):  #
     assert not ReadyChapter.objects.filter(digest_pass__isnull=False).exists()
 
 
-def test_a_failing_listener_never_fails_the_download(crawled):  # noqa: F811 - the fixture
+def test_a_failing_listener_never_fails_the_download(crawled):
     def broken(sender, **kwargs):
         raise RuntimeError("notification store is down")
 

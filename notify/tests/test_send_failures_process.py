@@ -14,8 +14,8 @@ from crawler.payloads import MetadataPass
 from jobs import queue
 from jobs.models import Job, JobState
 from notify.models import Delivery, NotificationTarget
+from notify.tests.conftest import crawl_content
 from notify.tests.receiver import json_receiver
-from notify.tests.test_digest_process import crawl_content, crawled  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +35,7 @@ def run_notify_worker(child_env, manage_cmd) -> None:
 
 
 def test_a_failing_url_is_retried_then_dead_lettered_by_scheme_and_the_crawl_is_untouched(
-    crawled,  # noqa: F811 - the fixture
+    crawled,
     alice,
     child_env,
     manage_cmd,
