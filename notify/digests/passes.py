@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -66,8 +66,12 @@ def series_url(manga_id: uuid.UUID) -> str:
     return public_url(reverse("reader:manga", args=[manga_id]))
 
 
-def _chapter_rows(digest_pass: DigestPass) -> dict[uuid.UUID, Any]:
-    """The pass's live chapters, each once (a chapter downloaded again is still one chapter), by id."""
+def ready_items(digest_pass: DigestPass) -> dict[uuid.UUID, list[ReadyItem]]:
+    """The pass's live chapters by series, each once (a chapter downloaded again is still one chapter).
+
+    Built once per pass, labels and links included, whatever the number of users: each user's digest only picks
+    the series they follow. `bookmarked_at` is filled per user (`_for_user`).
+    """
     rows = (
         ReadyChapter.objects.filter(digest_pass=digest_pass, chapter__dropped_at__isnull=True)
         .values(
@@ -83,47 +87,53 @@ def _chapter_rows(digest_pass: DigestPass) -> dict[uuid.UUID, Any]:
         )
         .order_by()
     )
-    return {row["chapter_id"]: row for row in rows}
+    by_series: dict[uuid.UUID, dict[uuid.UUID, ReadyItem]] = defaultdict(dict)
+    for row in rows:
+        volume = row["chapter__volume"]
+        by_series[row["chapter__manga_id"]][row["chapter_id"]] = ReadyItem(
+            manga_id=row["chapter__manga_id"],
+            manga_title=row["chapter__manga__title"],
+            manga_created_at=row["chapter__manga__created_at"],
+            chapter_id=row["chapter_id"],
+            chapter_label=display_title(row["chapter__number"], row["chapter__title"], row["chapter__kind"], volume),
+            chapter_listed_at=row["chapter__created_at"],
+            order=(row["chapter__kind"], _NO_VOLUME if volume is None else volume, row["chapter__number"]),
+            bookmarked_at=row["chapter__manga__created_at"],  # a placeholder until a user's own is known
+        )
+    return {manga_id: list(items.values()) for manga_id, items in by_series.items()}
 
 
-def _items_for(user_id: int, chapters: dict[uuid.UUID, dict]) -> list[ReadyItem]:
-    manga_ids = {row["chapter__manga_id"] for row in chapters.values()}
-    # A user follows a series from their first bookmark on it, manga-level or chapter-level.
-    followed = dict(
-        Bookmark.objects.filter(user_id=user_id, manga_id__in=manga_ids)
-        .values_list("manga_id")
+def follows(user_ids: Iterable[int], manga_ids: Iterable[uuid.UUID]) -> dict[int, dict[uuid.UUID, datetime]]:
+    """Per user, the series among `manga_ids` they bookmarked and since when (their first bookmark on it,
+    manga-level or chapter-level): one query for every user of the pass."""
+    rows = (
+        Bookmark.objects.filter(user_id__in=list(user_ids), manga_id__in=list(manga_ids))
+        .values_list("user_id", "manga_id")
         .annotate(since=Min("created_at"))
         .order_by()
     )
-    items = []
-    for row in chapters.values():
-        since = followed.get(row["chapter__manga_id"])
-        if since is None:
-            continue
-        volume = row["chapter__volume"]
-        items.append(
-            ReadyItem(
-                manga_id=row["chapter__manga_id"],
-                manga_title=row["chapter__manga__title"],
-                manga_created_at=row["chapter__manga__created_at"],
-                chapter_id=row["chapter_id"],
-                chapter_label=display_title(
-                    row["chapter__number"], row["chapter__title"], row["chapter__kind"], volume
-                ),
-                chapter_listed_at=row["chapter__created_at"],
-                order=(row["chapter__kind"], _NO_VOLUME if volume is None else volume, row["chapter__number"]),
-                bookmarked_at=since,
-            )
-        )
-    return items
+    followed: dict[int, dict[uuid.UUID, datetime]] = defaultdict(dict)
+    for user_id, manga_id, since in rows:
+        followed[user_id][manga_id] = since
+    return followed
 
 
-def digest_for(user_id: int, chapters: dict[uuid.UUID, dict]) -> Digest | None:
-    """The digest `user_id` gets from the pass's `chapters`, or None when none is in a series they bookmarked."""
+def chapter_links(items: dict[uuid.UUID, list[ReadyItem]]) -> dict[uuid.UUID, str]:
+    """Each ready chapter's link, made once per pass rather than once per user who gets it."""
+    return {item.chapter_id: chapter_url(item.chapter_id) for series in items.values() for item in series}
+
+
+def digest_for(
+    followed: dict[uuid.UUID, datetime], items: dict[uuid.UUID, list[ReadyItem]], links: dict[uuid.UUID, str]
+) -> Digest | None:
+    """The digest of a user who follows `followed` ({series: since}), or None when no ready chapter is theirs."""
+    mine = [
+        replace(item, bookmarked_at=since) for manga_id, since in followed.items() for item in items.get(manga_id, ())
+    ]
     return compose(
-        _items_for(user_id, chapters),
+        mine,
         backlog_window=timedelta(seconds=settings.NOTIFY_BACKLOG_WINDOW),
-        chapter_url=chapter_url,
+        chapter_url=links.__getitem__,
         series_url=series_url,
     )
 
@@ -163,13 +173,15 @@ def run_digest_pass() -> PassOutcome:
     digest_pass, claimed = claim_ready()
     if digest_pass is None:
         return PassOutcome(None, 0, 0)
-    chapters = _chapter_rows(digest_pass)
+    items = ready_items(digest_pass)
     targets_by_user: dict[int, list[NotificationTarget]] = defaultdict(list)
     for target in NotificationTarget.objects.filter(digests=True, user__is_active=True):
         targets_by_user[target.user_id].append(target)
+    followed = follows(targets_by_user, items)
+    links = chapter_links(items)
     deliveries = []
     for user_id, targets in targets_by_user.items():
-        digest = digest_for(user_id, chapters)
+        digest = digest_for(followed.get(user_id, {}), items, links)
         if digest is None:
             continue
         for target in targets:

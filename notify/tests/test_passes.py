@@ -144,3 +144,23 @@ def test_pass_due():
     assert pass_due(None, timedelta(minutes=15), now)
     assert not pass_due(now - timedelta(minutes=14), timedelta(minutes=15), now)
     assert pass_due(now - timedelta(minutes=15), timedelta(minutes=15), now)
+
+
+def passes_queries(django_user_model, users: int) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    chapters = series(f"Series for {users}", 3)
+    for i in range(users):
+        user = django_user_model.objects.create_user(f"u{users}-{i}", "", "pw")
+        follow(user, chapters[0])
+        NotificationTarget.objects.create(user=user, url="json://127.0.0.1:9/a", scheme="json")
+    ready(*chapters)
+    with CaptureQueriesContext(connection) as queries:
+        assert run_digest_pass().digests == users
+    NotificationTarget.objects.all().delete()
+    return len(queries)
+
+
+def test_a_pass_runs_as_many_queries_for_many_users_as_for_one(django_user_model):
+    assert passes_queries(django_user_model, 1) == passes_queries(django_user_model, 6)
