@@ -21,7 +21,7 @@ from jobs import queue
 from jobs.errors import PermanentError
 from notify.models import Delivery, NotificationTarget
 from notify.payloads import NotifySend
-from notify.targets import BadTarget, check_destination
+from notify.targets import BadTarget, UnresolvedHost, check_destination
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +55,9 @@ def deliver(delivery: Delivery) -> None:
     target = delivery.target
     try:
         check_destination(target.url)
-    except BadTarget as exc:
+    except UnresolvedHost as exc:  # a DNS hiccup: the queue's backoff tries again
+        raise DeliveryFailed(f"{where(target)}: {exc}") from exc
+    except BadTarget as exc:  # refused by the outbound rule or no longer usable: retrying cannot help
         raise PermanentError(f"{where(target)}: {exc}") from exc
     sender = apprise.Apprise()
     sender.add(target.url)

@@ -32,6 +32,10 @@ class BadTarget(ValueError):
     """A notification URL we will not store or send to; the message says what to fix and never repeats the secret."""
 
 
+class UnresolvedHost(BadTarget):
+    """The URL's host does not resolve now: refused when it is added, retried later when a message is sent."""
+
+
 def scheme_of(url: str) -> str:
     """The URL's scheme, lower case ("" when it has none): what logs and dead letters may show."""
     head, sep, _ = url.partition("://")
@@ -84,7 +88,7 @@ def check_destination(url: str) -> None:
     except AddressRefused as exc:
         raise BadTarget(f"this {scheme_of(url)}:// URL is refused: {exc}") from exc
     except OSError as exc:
-        raise BadTarget(f"the host of this {scheme_of(url)}:// URL does not resolve: {exc}") from exc
+        raise UnresolvedHost(f"the host of this {scheme_of(url)}:// URL does not resolve: {exc}") from exc
 
 
 def validated(url: str) -> str:

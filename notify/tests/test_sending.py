@@ -26,3 +26,17 @@ def test_masked_hides_passwords_and_tokens():
 def test_scheme_of():
     assert scheme_of(" NTFYS://ntfy.sh/x") == "ntfys"
     assert scheme_of("no scheme") == ""
+
+
+@pytest.mark.django_db
+def test_a_refused_destination_is_dead_at_once_and_an_unresolved_host_is_retried(alice, no_outbound_allowance):
+    from jobs.errors import PermanentError
+    from notify.models import Delivery, NotificationTarget
+    from notify.sending import DeliveryFailed, deliver
+
+    refused = NotificationTarget.objects.create(user=alice, url="json://u:pw@127.0.0.1:5432/x", scheme="json")
+    unresolved = NotificationTarget.objects.create(user=alice, url="json://u:pw@no-such-host.invalid/x", scheme="json")
+    with pytest.raises(PermanentError, match=r"json:// target .*OUTBOUND_ALLOWED_NETWORKS"):
+        deliver(Delivery(target=refused, kind=Delivery.Kind.TEST, title="t", body="b"))
+    with pytest.raises(DeliveryFailed, match="does not resolve"):
+        deliver(Delivery(target=unresolved, kind=Delivery.Kind.TEST, title="t", body="b"))
