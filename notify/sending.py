@@ -61,18 +61,17 @@ def deliver(delivery: Delivery) -> None:
         raise PermanentError(f"{where(target)}: {exc}") from exc
     sender = apprise.Apprise()
     sender.add(target.url)
-    with apprise.LogCapture(level=apprise.logging.WARNING, fmt="%(message)s") as captured:
-        sent = sender.notify(
-            body=delivery.body,
-            title=delivery.title,
-            body_format=apprise.NotifyFormat.MARKDOWN,
-            notify_type=apprise.NotifyType.WARNING
-            if delivery.kind == Delivery.Kind.HEALTH
-            else apprise.NotifyType.INFO,
-        )
-        said = captured.getvalue().strip()
-    if not sent:
-        detail = redact(said.splitlines()[-1], target.url) if said else "no reason given"
+    result = sender.notify(
+        body=delivery.body,
+        title=delivery.title,
+        body_format=apprise.NotifyFormat.MARKDOWN,
+        notify_type=apprise.NotifyType.WARNING if delivery.kind == Delivery.Kind.HEALTH else apprise.NotifyType.INFO,
+    )
+    if not result:
+        # The call's own log (Apprise 2's result carries it), not the process-wide logger: the notify worker sends on
+        # several threads, and one send's dead letter must never quote another's.
+        said = [entry.message for entry in result.logs() if entry.level in ("WARNING", "ERROR", "CRITICAL")]
+        detail = redact(said[-1], target.url) if said else "no reason given"
         raise DeliveryFailed(f"{where(target)}: Apprise could not deliver the {delivery.kind}: {detail}")
     Delivery.objects.filter(id=delivery.id).update(sent_at=timezone.now())
     logger.info("sent the %s %s to %s", delivery.kind, delivery.id, where(target))

@@ -66,6 +66,7 @@ def test_a_failing_url_is_retried_then_dead_lettered_by_scheme_and_the_crawl_is_
         assert "json:// target " in send.last_error
         assert SECRET not in send.last_error and SECRET not in str(send.payload)
         assert receiver.requests == 2
+        print("DEAD LETTER:", send.last_error)
     assert Delivery.objects.get().sent_at is None
 
     crawl = Job.objects.get(id=crawl_job)
