@@ -11,3 +11,7 @@ bookmark_created = Signal()
 # Sent by `export_cbz` after it wrote the library, with `directory` and `written` (files written or moved):
 # media servers reading that folder (Komga, Kavita) are asked to rescan it by the app that knows them.
 library_exported = Signal()
+
+# Sent with `chapter` once every page of it is stored: the chapter is readable. Senders use `send_robust`, so a
+# listener's failure (notify recording it for the next digest) is logged and never fails the download.
+chapter_ready = Signal()

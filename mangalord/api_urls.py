@@ -14,5 +14,6 @@ v1: list[URLPattern | URLResolver] = [
     path("admin/crawler/", include("console.api.urls")),
     path("", include("catalog.api.urls")),
     path("", include("reader.api_urls")),
+    path("", include("notify.api_urls")),
     path("", include((komga_urls.v1, "komga"), namespace="komga-v1")),
 ]

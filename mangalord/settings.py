@@ -31,7 +31,6 @@ from mangalord.env_readers import (
 )
 from mangalord.secret import secret_key
 from mangalord.storage_config import s3_storage
-from upkeep.rescan_config import rescan_targets
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -101,6 +100,8 @@ INSTALLED_APPS = [
     "reader",
     # Keeping the library whole: rescans after exports, the verify pass (stands on catalog, jobs, crawler, reader).
     "upkeep",
+    # Per-user notifications (Apprise) and operators' source health alerts; nothing but the project imports it.
+    "notify",
     # The project itself: its static files (the favicon).
     "mangalord",
     # Last: the demo (`manage.py demo`, `manage.py demo_site`, the built-in demo site) stands on every app.
@@ -213,17 +214,6 @@ STORAGES = {
     ),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
-
-# --- Library upkeep (upkeep/) -------------------------------------------------------
-# Komga/Kavita rescans after `export_cbz` writes (upkeep.rescan_config): URL, API key and library id per
-# server, all three or none; the servers' addresses pass the outbound guard (OUTBOUND_ALLOWED_NETWORKS for the LAN).
-LIBRARY_RESCAN_TARGETS = rescan_targets(os.environ)
-# The folder `export_cbz` writes for the media servers: the verify pass checks its files against their chapters.
-LIBRARY_EXPORT_DIR = read("LIBRARY_EXPORT_DIR", env.str, "")
-# Pages whose bytes `verify` hashes per run when not --full (every page's file is checked for presence).
-VERIFY_SAMPLE_PAGES = non_negative("VERIFY_SAMPLE_PAGES", 200)
-# A stored file younger than this is never an orphan: a download stores files before the rows that name them.
-VERIFY_ORPHAN_GRACE_SECS = non_negative("VERIFY_ORPHAN_GRACE_SECS", 3600)
 
 LOGIN_URL = "/admin/login/"
 
@@ -394,3 +384,6 @@ READER_DEFAULT_LANGUAGE = read(
 # KOReader's "Register" button (kosync POST /users/create) makes a sync-only account when this is true;
 # by default accounts come from the admin and KOReader signs in with an API key.
 KOSYNC_ALLOW_REGISTRATION = read("KOSYNC_ALLOW_REGISTRATION", strict_bool, False)
+
+# --- Library upkeep and notifications (upkeep/, notify/) -------------------------------
+from mangalord.library_settings import *  # noqa: E402, F403

@@ -19,6 +19,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("opds/", include("reader.opds_urls")),
+    # Before the reader's routes: the account page's notifications section is notify's.
+    path("account/notifications/", include("notify.urls")),
     path("", include("reader.urls")),
 ]
 

@@ -32,6 +32,7 @@ from django.utils import timezone
 from catalog.chapter_names import short_label
 from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
+from catalog.signals import chapter_ready
 from catalog.storage import delete_stored, make_stored_durable, store_image_stream
 from crawler.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater, SessionExpired, SourceBusy
 from crawler.passes.page_rows import insert_page_rows
@@ -88,6 +89,10 @@ def download_chapter(chapter: Chapter, source: SourceAdapter, *, status: StatusH
     # Analysis (when installed) queues the pages not analysed yet: all of the
     # chapter's, since pages kept from an interrupted run never reached here.
     chapter_downloaded.send(Chapter, chapter=chapter)
+    # Readers may be told (notify's digests); robust, so telling them can never fail the chapter.
+    for _, error in chapter_ready.send_robust(Chapter, chapter=chapter):
+        if error is not None:
+            logger.warning("chapter %s: a chapter_ready listener failed: %s", chapter.id, error)
     return len(stored)
 
 

@@ -13,7 +13,7 @@ from mangalord.tests.test_settings import start
 pytestmark = pytest.mark.sqlite_ok
 
 COMPOSE = Path(REPO_ROOT) / "deploy" / "compose.yaml"
-APP_SERVICES = ("web", "crawl-worker-1", "crawl-worker-2", "analyze-worker", "migrate")
+APP_SERVICES = ("web", "crawl-worker-1", "crawl-worker-2", "analyze-worker", "notify-worker", "migrate")
 PROBE = (
     "import json, django; django.setup(); from django.conf import settings as s; "
     "d = s.DATABASES['default']; o = s.STORAGES['default'].get('OPTIONS', {}); "

@@ -22,6 +22,7 @@ APPS = (
     "console",
     "reader",
     "upkeep",
+    "notify",
 )
 # Every root package the contracts name must be there for lint-imports to run.
 PACKAGES = (*APPS, "testsupport")
@@ -114,6 +115,21 @@ def test_the_tree_keeps_the_contract(tree_copy):
             "jobs/worker/status/publish.py",
             "from crawler.workers.handlers import JobContext",
             "jobs is not allowed to import crawler",
+        ),
+        (
+            "crawler/passes/chapter_download.py",
+            "from notify.receivers import record_ready_chapter",
+            "crawler is not allowed to import notify",
+        ),
+        (
+            "console/status/compose.py",
+            "from notify.health.alerts import check_health",
+            "console is not allowed to import notify",
+        ),
+        (
+            "notify/digests/passes.py",
+            "from crawler import state_store",
+            "notify is not allowed to import crawler",
         ),
         (
             "jobs/guards.py",

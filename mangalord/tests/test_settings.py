@@ -77,6 +77,9 @@ def test_valid_values_are_read_from_the_environment(tmp_path):
         ("CRAWLER_IMAGE_DEADLINE_SECS", "-1"),
         ("OUTBOUND_ALLOWED_NETWORKS", "localhost"),
         ("OUTBOUND_ALLOWED_NETWORKS", "127.0.0.1/32,10.0.0.1/8"),
+        ("NOTIFY_PUBLIC_URL", "manga.example.com"),
+        ("NOTIFY_DIGEST_INTERVAL", "0"),
+        ("NOTIFY_SEND_MAX_ATTEMPTS", "many"),
     ],
 )
 def test_a_bad_value_fails_at_start_up_naming_the_variable(tmp_path, variable, value):
