@@ -14,6 +14,7 @@ Steps, applied to each value in turn (a value a step cannot read is dropped):
 
 - `re:<regex>`      group 1 of the first match (`re:url\\(['"]?([^'")]+)` out of a `style`);
 - `base64`          the value base64-decoded as UTF-8 text;
+- `urlencode`       the value percent-encoded for a URL path segment (a captured label with spaces);
 - `html:<field spec>` the value parsed as HTML and read with the spec (a JSON field that holds markup);
 - `json:<JSONPath>` the value parsed as JSON and read with the path.
 
@@ -36,6 +37,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from jsonpath_ng import JSONPath
 from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
@@ -52,10 +54,12 @@ MISSING = object()
 
 @dataclass(frozen=True)
 class Step:
-    kind: str  # "re", "base64", "html", "json"
+    kind: str  # "re", "base64", "urlencode", "html", "json"
     argument: str = ""
 
     def apply(self, value: str) -> list[str]:
+        if self.kind == "urlencode":
+            return [quote(value, safe="")]
         if self.kind == "re":
             match = _regex(self.argument).search(value)
             return [match.group(1)] if match and match.group(1) else []
@@ -171,11 +175,13 @@ def parse_value_spec(text: str) -> ValueSpec:
 
 def _parse_step(text: str) -> Step:
     part = text.strip()
-    if part == "base64":
-        return Step("base64")
+    if part in ("base64", "urlencode"):
+        return Step(part)
     kind, sep, argument = part.partition(":")
     if not sep or kind not in ("re", "html", "json") or not argument.strip():
-        raise ValueError(f"unknown step {part!r} (steps: re:<regex>, base64, html:<field spec>, json:<JSONPath>)")
+        raise ValueError(
+            f"unknown step {part!r} (steps: re:<regex>, base64, urlencode, html:<field spec>, json:<JSONPath>)"
+        )
     if kind == "re":
         _check_regex(argument)
     elif kind == "html":
