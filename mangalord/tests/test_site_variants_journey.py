@@ -33,10 +33,13 @@ from conftest import REPO_ROOT
 from reader.tests.conftest import assert_valid_opds
 from reader.tests.komga_schema import assert_komga_valid
 from testsupport.theme_sites.expect import check_full_crawl
+from testsupport.theme_sites.iken import IkenSite
 from testsupport.theme_sites.locales import PORTUGUESE, SPANISH, THAI, TURKISH
 from testsupport.theme_sites.madara import MadaraSite
 from testsupport.theme_sites.mangathemesia import MangaThemesiaSite
 from testsupport.theme_sites.manhwaz import ManhwaZSite
+from testsupport.theme_sites.pizzareader import PizzaReaderSite
+from testsupport.theme_sites.zeistmanga import ZeistMangaSite
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 PASSWORD = "reader-password"
@@ -89,6 +92,10 @@ VARIANTS = [
         base_path="/okuma",
     ),
     Variant("manhwaz (Madara markup, no WordPress)", ManhwaZSite, "manhwaz", every_date_relative=True),
+    # The JSON families: found by probing their endpoints, read through JSON paths.
+    Variant("pizzareader (JSON API /api/comics, Italian)", PizzaReaderSite, "pizzareader", {"date_language": "it"}),
+    Variant("iken (JSON API on the site itself, locked chapters)", IkenSite, "iken", {"api_base": "{base}"}),
+    Variant("zeistmanga (Blogger JSON feed, label captured)", ZeistMangaSite, "zeistmanga"),
 ]
 
 
@@ -99,6 +106,9 @@ def manage(manage_cmd: list[str], env: dict[str, str], *args: str) -> str:
 
 
 def chapter_key(site: Any) -> Callable[[Any], str]:
+    """The key a crawl stores for a fixture chapter: the site's own rule (a JSON family's), else its URL's path."""
+    if hasattr(site, "chapter_key"):
+        return site.chapter_key
     return lambda chapter: urlsplit(site.chapter_url(chapter)).path.strip("/")
 
 
