@@ -85,7 +85,8 @@ Chapter pages
     page_image            required  the reader's <img> elements (optional when page_script is set)
     page_script           optional  regex over inline <script> text; group 1 marks where a JS/JSON value
                                     starts; the value (array or object) is parsed whole with chompjs
-    page_script_path      optional  dotted path into that value, e.g. "sources.0.images"
+    page_script_path      optional  dotted path into that value, e.g. "sources.0.images", or a JSONPath
+                                    ("$[*].url": FoOlSlide's `var pages = [{"url": ...}]`)
     page_captures         optional  {name: spec} read on the chapter answer for page_image_url
     page_image_url        optional  template of each image URL from {value} (what image_attrs read, or the
                                     JSON value) and page_captures: "{cdn}/uploads/{value}"
@@ -396,8 +397,13 @@ def _validate(source_id: str, name: str, value: Any) -> Any:
         raise bad(f"names no language the date parser knows: {value!r} (use a code like 'en', 'es', 'pt')")
     elif name == "image_referer" and value not in ("chapter", "site", "none") and not value.startswith("http"):
         raise bad('must be "chapter", "site", "none" or an absolute URL')
+    elif name == "page_script_path" and value.startswith("$"):
+        try:
+            value_specs.compile_jsonpath(value)
+        except ValueError as exc:
+            raise bad(f"is not a valid JSONPath: {value!r} ({exc})") from exc
     elif name == "page_script_path" and not all(value.split(".")):
-        raise bad("must be a dotted path like sources.0.images")
+        raise bad("must be a dotted path like sources.0.images, or a JSONPath like $[*].url")
     elif name == "manga_path":
         path = value.strip().strip("/")
         segments = path.split("/")

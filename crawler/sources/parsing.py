@@ -239,7 +239,10 @@ def parse_chapter_items(
         # chapter_item may itself be the anchor (e.g. "ul.chapters > a").
         link = selectors.select_first(item, config.chapter_link) or (item if item.tag == "a" else None)
         href = (link.attributes.get("href") or "").strip() if link else ""
-        text = (title_spec.first(item) if title_spec else "") or (selectors.read(link) if link else "")
+        text = title_spec.first(item) if title_spec else ""
+        if not text and not config.chapter_number:
+            # With chapter_number the link's text is no title (MMRCMS prints "{manga title} {n}" there).
+            text = selectors.read(link) if link else ""
         url = with_suffix(urljoin(base_url, href), config.chapter_url_suffix) if href else ""
         key = key_from_url(url, config.chapter_key_pattern, whole_path=True) if url else None
         name = chapter_name(text, item, config, number_pattern)
@@ -374,6 +377,11 @@ def script_images(tree: HTMLParser, pattern: str, path: str | None, base_url: st
         try:
             value: Any = chompjs.parse_js_object(text[match.start(1) :])
         except ValueError:
+            continue
+        if path and path.startswith("$"):
+            found = [v for v in fields.json_values(value, path) if isinstance(v, str) and v.strip()]
+            if found:
+                return [urljoin(base_url, v.strip()) for v in found]
             continue
         for step in path.split(".") if path else ():
             if isinstance(value, list) and step.isascii() and step.isdigit() and int(step) < len(value):

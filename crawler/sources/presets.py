@@ -1,5 +1,7 @@
 """Settings presets for the WordPress manga theme families: `{"preset": "madara"}` and friends.
 
+The smaller families (JSON APIs and plain HTML readers) are in `crawler.sources.family_presets`.
+
 Each preset is the theme's stock markup and endpoints, as the theme ships
 them (and as the long-maintained multi-source scrapers for these themes
 describe them): list URL and paging, item/next selectors, detail fields,
@@ -14,30 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.errors import SourceConfigError
+from crawler.sources.family_presets import FAMILY_PRESETS
+from crawler.sources.headings import ALT_HEADINGS, AUTHOR_HEADINGS, STATUS_HEADINGS, any_heading
 
 _MADARA_IMAGE_ATTRS = ["data-src", "data-lazy-src", "srcset", "data-cfsrc", "src"]
-
-# Headings as the families' sites print them in their languages (en, es, pt, tr, id, fr, it, vi, ar, th, ru, zh,
-# ja): the per-site overrides of the long-maintained multi-source scrapers name these. `:contains` is
-# case-insensitive and matches within words ("Status" also finds "Statüsü").
-STATUS_HEADINGS = (
-    "Status", "Estado", "Situação", "Durum", "Statut", "Stato", "Trạng thái", "الحالة", "حالة العمل", "สถานะ",
-    "Статус", "状态", "連載状況",
-)  # fmt: skip
-AUTHOR_HEADINGS = (
-    "Author", "Autor", "Auteur", "Autore", "Yazar", "Pengarang", "Penulis", "seniman", "Mangaka", "Tác giả",
-    "المؤلف", "ผู้แต่ง", "Автор", "作者",
-)  # fmt: skip
-ALT_HEADINGS = (
-    "Alt", "Otros nombres", "Outros nomes", "Nombres", "Diğer", "Autres noms", "Tên khác", "Nama lain",
-    "أسماء أخرى", "الأسماء الثانوية", "ชื่ออื่น", "Другие названия", "别名",
-)  # fmt: skip
-
-
-def any_heading(template: str, words: tuple[str, ...]) -> str:
-    """`template` (with `%s` for the heading word) once per word, as one selector list."""
-    return ", ".join(template.replace("%s", word) for word in words)
-
 
 MADARA: dict[str, Any] = {
     # Newest first; WordPress pages archives as /page/N/ (page 1 redirects to the bare archive). A quarter of
@@ -176,98 +158,12 @@ MANHWAZ: dict[str, Any] = {
     "image_referer": "site",
 }
 
-# PizzaReader: a Vue front-end over a public JSON API, /api/comics the whole catalogue in one answer.
-PIZZAREADER: dict[str, Any] = {
-    "list_url": "/api/comics",
-    "list_anchor": "$.comics[*]",
-    "list_link": "{$.url}",
-    "list_title": "$.title",
-    "detail_url": "/api/comics/{key}",
-    "title": "$.comic.title",
-    "alt_titles": "$.comic.alt_titles[*]",
-    "description": "$.comic.description",
-    "authors": "$.comic.author",
-    "status": "$.comic.status",
-    "tags": "$.comic.genres[*].name",
-    "cover": "$.comic.thumbnail",
-    "chapter_item": "$.comic.chapters[*]",
-    # A chapter's pages are read where its reader URL points, under /api.
-    "chapter_link_url": "/api{$.url}",
-    "chapter_title": "$.full_title",
-    "chapter_number": "$.chapter",
-    "chapter_date": "$.published_on",
-    "page_image": "$.chapter.pages[*]",
-    "image_referer": "site",
-}
-
-# Iken: a Next.js front-end over a JSON API, on the site itself or on its api.<host> sibling (api_base).
-IKEN: dict[str, Any] = {
-    "list_url": "{api}/api/query?page={page}&perPage=18&searchTerm=&orderBy=lastChapterAddedAt",
-    "list_page_size": 18,
-    "list_total": "$.totalCount",
-    "list_anchor": "$.posts[?isNovel = false]",
-    "list_link": "/series/{$.slug}",
-    "list_title": "$.postTitle",
-    "detail_url": "{api}/api/post?postSlug={key}",
-    "title": "$.post.postTitle",
-    "alt_titles": "$.post.alternativeTitles",
-    "alt_titles_separator": r"\s*[,;]\s*",
-    "description": "$.post.postContent | html:p",
-    "authors": "$.post.author",
-    "status": "$.post.seriesStatus",
-    "tags": "$.post.genres[*].name",
-    "cover": "$.post.featuredImage",
-    "chapter_item": "$.post.chapters[*]",
-    "chapter_link_url": "{api}/api/chapter?chapterId={$.id}",
-    "chapter_key": "{$.mangaPost.slug}/{$.slug}",
-    "chapter_number": "$.number",
-    "chapter_date": "$.createdAt",
-    # Paid or not yet public chapters: listed, but their pages are not served.
-    "chapter_skip": ["$.isLocked", "$.isTimeLocked", "$[?isAccessible = false].id"],
-    "page_image": "$.chapter.images[/order][*].url",
-    "image_referer": "site",
-}
-
-# ZeistManga: a Blogger blog. Series and chapters are posts, listed through Blogger's JSON feed; a series
-# post names its chapters' label in clwd.run('...'); a chapter post prints its images.
-ZEISTMANGA: dict[str, Any] = {
-    "list_url": "/feeds/posts/default/-/Series?alt=json&orderby=published&start-index={start_index}&max-results=20",
-    "list_page_size": 20,
-    "list_total": "$.feed.'openSearch$totalResults'.'$t'",
-    "list_anchor": "$.feed.entry[*]",
-    "list_link": "{$.link[?rel = 'alternate'].href}",
-    "list_title": "$.title.'$t'",
-    "manga_key_pattern": r"/([^/]+?)\.html$",
-    "title": ".grid.gtc-235fr header h1, h1.entry-title ::own",
-    "alt_titles": ".grid.gtc-235fr header > p",
-    "alt_titles_separator": r"\s*[,;]\s*",
-    "description": "#synopsis",
-    "authors": "span#author",
-    "status": any_heading(".y6x11p:contains(%s) span.dt", STATUS_HEADINGS),
-    "tags": "div.mt-15 > a[rel=tag]",
-    "cover": ".grid.gtc-235fr img",
-    "chapter_item": "$.feed.entry[*]",
-    "detail_captures": {"label": r"re:clwd\.run\(\s*[\"'](.*?)[\"']\s*\) | urlencode"},
-    "chapter_list_url": ("/feeds/posts/default/-/Chapter/{label}?alt=json&start-index={start_index}&max-results=150"),
-    "chapter_list_method": "GET",
-    "chapter_list_page_size": 150,
-    "chapter_list_total": "$.feed.'openSearch$totalResults'.'$t'",
-    "chapter_link_url": "{$.link[?rel = 'alternate'].href}",
-    "chapter_number": r"$.title.'$t' | re:(\d+(?:\.\d+)?)\D*$",
-    "chapter_date": "$.published.'$t'",
-    "page_image": "div.check-box div.separator img",
-    "image_attrs": ["src"],
-    "image_referer": "site",
-}
-
 PRESETS: dict[str, dict[str, Any]] = {
     "madara": MADARA,
     "madara-load-more": MADARA_LOAD_MORE,
     "mangathemesia": MANGATHEMESIA,
     "manhwaz": MANHWAZ,
-    "pizzareader": PIZZAREADER,
-    "iken": IKEN,
-    "zeistmanga": ZEISTMANGA,
+    **FAMILY_PRESETS,
 }
 
 

@@ -25,8 +25,9 @@ import datetime as dt
 import json
 from html import escape
 
-from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga, build_catalog
-from testsupport.theme_sites.server import FixtureServer, Request, Response, html, not_found, png
+from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga
+from testsupport.theme_sites.family_pages import FamilySite
+from testsupport.theme_sites.server import Request, Response, html, not_found, png
 
 STATUS = {"ongoing": "ONGOING", "completed": "COMPLETED", "hiatus": "HIATUS", "cancelled": "CANCELLED"}
 LOCKED_ID_OFFSET = 9000
@@ -40,12 +41,8 @@ def as_json(value: object, status: int = 200) -> Response:
     return Response(status, json.dumps(value).encode(), "application/json")
 
 
-class IkenSite:
-    def __init__(self, *, now: dt.datetime | None = None) -> None:
-        self.now = now or dt.datetime.now(dt.UTC)
-        self.catalog: list[FixtureManga] = build_catalog(self.now)
-        self.server = FixtureServer(self.route, "iken-site")
-        self.base_url = self.server.base_url
+class IkenSite(FamilySite):
+    name = "iken-site"
 
     def manga_url(self, manga: FixtureManga) -> str:
         return f"{self.base_url}/series/{manga.slug}"
@@ -60,9 +57,6 @@ class IkenSite:
 
     def chapter_key(self, chapter: FixtureChapter) -> str:
         return f"{chapter.manga_slug}/{chapter.slug}"
-
-    def stop(self) -> None:
-        self.server.stop()
 
     def route(self, request: Request) -> Response:
         if request.method != "GET":

@@ -21,8 +21,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga, build_catalog
-from testsupport.theme_sites.server import FixtureServer, Request, Response, html, not_found, png
+from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga
+from testsupport.theme_sites.family_pages import FamilySite
+from testsupport.theme_sites.server import Request, Response, html, not_found, png
 
 STATUS_WORDS = {"ongoing": "In corso", "completed": "Completata", "hiatus": "In pausa", "cancelled": "Cancellato"}
 
@@ -36,12 +37,8 @@ def as_json(value: object) -> Response:
     return Response(200, json.dumps(value).encode(), "application/json")
 
 
-class PizzaReaderSite:
-    def __init__(self, *, now: dt.datetime | None = None) -> None:
-        self.now = now or dt.datetime.now(dt.UTC)
-        self.catalog: list[FixtureManga] = build_catalog(self.now)
-        self.server = FixtureServer(self.route, "pizzareader-site")
-        self.base_url = self.server.base_url
+class PizzaReaderSite(FamilySite):
+    name = "pizzareader-site"
 
     def manga_url(self, manga: FixtureManga) -> str:
         return f"{self.base_url}/comics/{manga.slug}"
@@ -49,9 +46,6 @@ class PizzaReaderSite:
     def chapter_url(self, chapter: FixtureChapter) -> str:
         """Where a crawl reads the chapter's pages (and what its key is read off)."""
         return f"{self.base_url}/api/read/{chapter.manga_slug}/it/ch/{chapter.number}"
-
-    def stop(self) -> None:
-        self.server.stop()
 
     def route(self, request: Request) -> Response:
         if request.method != "GET":

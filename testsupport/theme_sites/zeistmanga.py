@@ -26,8 +26,9 @@ import json
 from html import escape
 from urllib.parse import unquote
 
-from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga, build_catalog
-from testsupport.theme_sites.server import FixtureServer, Request, Response, html, not_found, png
+from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga
+from testsupport.theme_sites.family_pages import FamilySite
+from testsupport.theme_sites.server import Request, Response, html, not_found, png
 
 BLOG_ZONE = dt.timezone(dt.timedelta(hours=-8))
 STATUS_WORDS = {"ongoing": "Ongoing", "completed": "Completed", "hiatus": "Hiatus", "cancelled": "Cancelled"}
@@ -39,21 +40,14 @@ def blogger_time(moment: dt.datetime) -> str:
     return local.strftime("%Y-%m-%dT%H:%M:%S.") + f"{local.microsecond // 1000:03d}-08:00"
 
 
-class ZeistMangaSite:
-    def __init__(self, *, now: dt.datetime | None = None) -> None:
-        self.now = now or dt.datetime.now(dt.UTC)
-        self.catalog: list[FixtureManga] = build_catalog(self.now)
-        self.server = FixtureServer(self.route, "zeistmanga-site")
-        self.base_url = self.server.base_url
+class ZeistMangaSite(FamilySite):
+    name = "zeistmanga-site"
 
     def manga_url(self, manga: FixtureManga) -> str:
         return f"{self.base_url}/2026/11/{manga.slug}.html"
 
     def chapter_url(self, chapter: FixtureChapter) -> str:
         return f"{self.base_url}/2026/11/{chapter.manga_slug}-{chapter.slug}.html"
-
-    def stop(self) -> None:
-        self.server.stop()
 
     def route(self, request: Request) -> Response:
         if request.method != "GET":
