@@ -49,7 +49,8 @@ Manga detail
     alt_titles, description, authors, status, tags   optional specs (status: the first value that names a
                                     status in date_language or English: "En curso", "Berjalan", "Completed")
     alt_titles_separator  optional  regex splitting each alt_titles value ("," or ";" lists)
-    cover                 optional  selector of the cover <img> (read with image_attrs)
+    cover                 optional  selector of the cover <img> (read with image_attrs), or a value spec of its URL
+                                    ("$.comic.thumbnail", "div.photo @style | re:url\\('([^']+)")
 Chapter list
     chapter_item          required  selector of one chapter entry
     chapter_link          optional  selector of its link, default "a"
@@ -351,7 +352,9 @@ def _validate(source_id: str, name: str, value: Any) -> Any:
         return _string_map(name, value, bad)
     if not isinstance(value, str) or not value.strip():
         raise bad("must be a non-empty string")
-    if name in _SELECTORS or (name in _ITEMS and not value.startswith("$")):
+    if name == "cover" and (value.startswith("re:") or value_specs.STEP_SEPARATOR in value):
+        _check_spec(value, bad)  # a cover URL read out of an attribute: "div.cover @style | re:url\((.+)\)"
+    elif name in _SELECTORS or (name in _ITEMS and not value.startswith("$")):
         try:
             selectors.check_selector(value)
         except ValueError as exc:

@@ -176,6 +176,36 @@ FOOLSLIDE: dict[str, Any] = {
     "image_referer": "site",
 }
 
+# Keyoapp: one-page latest list of cards with background-image covers; chapters with paid (Coin.svg) and
+# upcoming entries to skip; page images are `uid`s joined to the CDN an inline script names (realUrl).
+# A detail row is <div><span>Status</span></div><div>value</div>: the heading's own div, then the next one.
+_BACKGROUND_URL = r"re:url\(['\"]?([^'\")]+)"
+KEYOAPP: dict[str, Any] = {
+    "list_url": "/latest/?page={page}",
+    "list_anchor": "div.grid > div.group a[href][title]",
+    # The latest list is one page: no page link ever matches, so the walk ends after it.
+    "list_next": "a[rel=next]",
+    "title": "div.grid > h1 ::own",
+    "alt_titles": "div:has(> span:containsOwn(Alternative)) + div",
+    "alt_titles_separator": r"\s*[,;]\s*",
+    "description": "div:containsOwn(Synopsis) + div",
+    "authors": "div:has(> span:containsOwn(Author)) + div",
+    "status": "div:has(> span:containsOwn(Status)) + div",
+    "tags": "div.grid:has(> h1) > div > a",
+    "cover": "div[class*=photoURL] @style | " + _BACKGROUND_URL,
+    "chapter_item": "#chapters > a",
+    "chapter_link": "a",
+    "chapter_title": ".text-sm ::own",
+    "chapter_date": ".text-xs",
+    "chapter_date_formats": ["%b %d, %Y"],
+    "chapter_skip": ["img[src*='Coin.svg'] @src", ".text-sm span:containsOwn(Upcoming)"],
+    "page_image": "#pages > img[uid]",
+    "image_attrs": ["uid"],
+    "page_captures": {"cdn": r"re:realUrl\s*=\s*`(https?://[^/`$]+)"},
+    "page_image_url": "{cdn}/uploads/{value}",
+    "image_referer": "site",
+}
+
 FAMILY_PRESETS: dict[str, dict[str, Any]] = {
     "pizzareader": PIZZAREADER,
     "iken": IKEN,
@@ -183,4 +213,5 @@ FAMILY_PRESETS: dict[str, dict[str, Any]] = {
     "mmrcms": MMRCMS,
     "wpcomics": WPCOMICS,
     "foolslide": FOOLSLIDE,
+    "keyoapp": KEYOAPP,
 }

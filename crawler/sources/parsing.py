@@ -325,7 +325,7 @@ def manga_metadata(tree: Any, base_url: str, config: HtmlSourceConfig) -> tuple[
     if not title:
         raise CrawlerError(f"manga detail {base_url}: the title selector {config.title!r} matched nothing")
     cover_url: str | None = None
-    if config.cover and config.reads_json("cover"):
+    if config.cover and (config.reads_json("cover") or config.cover.startswith("re:") or " | " in config.cover):
         found = fields.parse_value_spec(config.cover).first(tree)
         cover_url = urljoin(base_url, found) if found else None
     elif config.cover and isinstance(tree, HTMLParser | Node):

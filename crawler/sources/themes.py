@@ -21,7 +21,8 @@ ajax endpoints such a site does not have.
 The plain-HTML readers print their own markup on every page: My Manga
 Reader CMS its `div.mangalist div.manga-item` list and `/latest-release`
 links, WPComics (NetTruyen style) its `div.items div.item` cards and the
-`/tim-truyen` search, FoOlSlide its `div.group` / `div.element` lists and its
+`/tim-truyen` search, Keyoapp its `div.group.border` cards with background-image
+covers, FoOlSlide its `div.group` / `div.element` lists and its
 `/content/themes/` assets.
 
 One clue is never enough: a theme is named only when its evidence scores
@@ -102,6 +103,17 @@ FAMILY_CLUES = {
         Clue("WPComics search (/tim-truyen)", 1, selector="form[action*='/tim-truyen'], a[href*='/tim-truyen']"),
         Clue("WPComics detail (article#item-detail)", 1, selector="article#item-detail"),
     ),
+    "keyoapp": (
+        Clue(
+            "Keyoapp cards (div.group.border with a background-image cover)",
+            1,
+            selector="div.grid > div.group.border [style*=background-image]",
+        ),
+        Clue(
+            "Keyoapp series links (div.group a[title] to /series/)", 1, selector="div.group a[title][href*='/series/']"
+        ),
+        Clue("Keyoapp reader script (realUrl)", 2, pattern=re.compile(r"realUrl\s*=\s*`")),
+    ),
     "foolslide": (
         Clue("FoOlSlide theme assets (/content/themes/)", 1, pattern=re.compile(r"/content/themes/[\w-]+/")),
         Clue("FoOlSlide lists (div.group div.element)", 1, selector="div.group div.element div.meta_r"),
@@ -116,6 +128,7 @@ PRESET_HINTS = {
     "manhwaz": "ManhwaZ: Madara-like cards and chapter lists on a site that is not WordPress, latest list at /?page=N",
     "mmrcms": "My Manga Reader CMS: /latest-release?page=N, div.mangalist div.manga-item, ul.chapters",
     "wpcomics": "WPComics (NetTruyen style): div.items div.item cards, article#item-detail, div.list-chapter",
+    "keyoapp": "Keyoapp: div.group.border cards, #chapters > a rows, #pages > img[uid] joined to realUrl's CDN",
     "foolslide": "FoOlSlide: /latest/N/, div.group/div.element lists, var pages = [...] in the reader",
     "zeistmanga": "ZeistManga: a Blogger blog with Series and Chapter labels (found by its JSON feed)",
     "pizzareader": "PizzaReader: a JSON API at /api/comics",

@@ -35,6 +35,7 @@ from reader.tests.komga_schema import assert_komga_valid
 from testsupport.theme_sites.expect import check_full_crawl
 from testsupport.theme_sites.foolslide import FoOlSlideSite
 from testsupport.theme_sites.iken import IkenSite
+from testsupport.theme_sites.keyoapp import KeyoappSite
 from testsupport.theme_sites.locales import PORTUGUESE, SPANISH, THAI, TURKISH
 from testsupport.theme_sites.madara import MadaraSite
 from testsupport.theme_sites.mangathemesia import MangaThemesiaSite
@@ -103,6 +104,7 @@ VARIANTS = [
     # The plain-HTML readers, found by their markup.
     Variant("mmrcms (d MMM. yyyy dates, number off the URL)", MMRCMSSite, "mmrcms", relative_dates=False),
     Variant("wpcomics in Vietnamese (GMT+7 times, relative dates)", WPComicsSite, "wpcomics", {"date_language": "vi"}),
+    Variant("keyoapp (paid chapters skipped, images on the realUrl CDN)", KeyoappSite, "keyoapp"),
     Variant(
         "foolslide (adult gate, var pages script)",
         FoOlSlideSite,
