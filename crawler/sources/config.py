@@ -501,7 +501,11 @@ def _check_combination(source_id: str, config: HtmlSourceConfig) -> None:
         ]
         unknown = sorted(set(used) - CHAPTER_LIST_PLACEHOLDERS - captured)
         if unknown:
-            raise bad(f"{prefix}_url", f"uses {{{unknown[0]}}}, which neither detail_captures nor the crawl gives")
+            allowed = ", ".join(sorted(CHAPTER_LIST_PLACEHOLDERS | captured))
+            raise bad(
+                f"{prefix}_url",
+                f"has an unknown placeholder {{{unknown[0]}}} (allowed: {allowed}, or a name detail_captures gives)",
+            )
         if set(used) & {"offset", "start_index"} and config.chapter_list_page_size is None:
             raise bad(f"{prefix}_url", "uses {offset} or {start_index} but chapter_list_page_size is not set")
     if config.chapter_list_total and config.chapter_list_page_size is None:

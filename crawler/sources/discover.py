@@ -37,13 +37,13 @@ from selectolax.parser import HTMLParser
 from crawler.clearance.passers import challenge_handler
 from crawler.clearance.planning import MemoryStore
 from crawler.clearance.records import Clearance
-from crawler.errors import CrawlerError
+from crawler.errors import CrawlerError, SourceConfigError
 from crawler.sources import selectors
 from crawler.sources.answers import FetchedPage
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.cookies import SourceCookies
 from crawler.sources.dates import infer_numeric_format, known_language
-from crawler.sources.hosts import HostGuard
+from crawler.sources.hosts import HostGuard, parse_host_rule
 from crawler.sources.http import SourceHttp
 from crawler.sources.json_parsing import NotJson, decode_answer
 from crawler.sources.parsing import parse_page_images
@@ -157,9 +157,14 @@ class _Prober:
     """One probe's requests, through one client bound to the site's origin, past its challenge if it has one."""
 
     def __init__(self, address: str, browser: BrowserManager | None) -> None:
-        # The api.<host> sibling is asked too (Iken's API lives there on some sites).
+        # The api.<host> sibling is asked too (Iken's API lives there on some sites), unless its very name
+        # is refused (api.localhost): then only the typed site is.
         sibling = urlsplit(sibling_api_origin(address)).netloc
-        guard, cookies = HostGuard(PROBE_ID, address, (sibling,)), SourceCookies()
+        try:
+            parse_host_rule(sibling)
+        except SourceConfigError:
+            sibling = ""
+        guard, cookies = HostGuard(PROBE_ID, address, (sibling,) if sibling else ()), SourceCookies()
         self.browser = browser
         # One store for the probe's own requests and the adapter that samples chapters: one pass at most.
         self.store = MemoryStore()

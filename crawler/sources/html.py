@@ -111,7 +111,14 @@ class HtmlSource:
         self.config = config
         self.api = api_origin(config, base_url)
         api_host = [urlsplit(self.api).netloc] if uses_api(config) and self.api != base_url.rstrip("/") else []
-        self.guard = HostGuard(source_id, base_url, (*config.image_hosts, *api_host))
+        try:
+            self.guard = HostGuard(source_id, base_url, (*config.image_hosts, *api_host))
+        except SourceConfigError as exc:
+            if not api_host:
+                raise
+            raise SourceConfigError(
+                f"source {source_id!r}: the API origin {self.api} is refused ({exc}); set api_base to the site's API"
+            ) from exc
         self._gate_passed = not config.gate_url
         self.notes = parsing.ParseNotes()
         self._browser = browser

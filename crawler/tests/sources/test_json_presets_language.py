@@ -161,7 +161,7 @@ def test_a_json_answer_is_told_from_a_page():
         ({"title": "$.post.title | rot13"}, "settings key 'title' is not a valid value spec"),
         ({"detail_captures": {"Label": "re:(x)"}}, "settings key 'detail_captures' has a bad name 'Label'"),
         ({"detail_captures": {"label": "re:x"}}, "settings key 'detail_captures' ['label'] is not a valid value spec"),
-        ({"chapter_list_url": "/c/{label}"}, "settings key 'chapter_list_url' uses {label}, which neither"),
+        ({"chapter_list_url": "/c/{label}"}, "settings key 'chapter_list_url' has an unknown placeholder {label}"),
         ({"list_url": "/q?start={start_index}"}, "settings key 'list_url' uses {offset} or {start_index}"),
         ({"list_page_size": 0}, "settings key 'list_page_size' must be a whole number between 1 and 1000"),
         ({"date_utc_offset": "Asia/Saigon"}, "settings key 'date_utc_offset' must be an offset from UTC"),
