@@ -32,6 +32,8 @@ from testsupport.theme_sites.plain import PlainSite
 from testsupport.theme_sites.wpcomics import WPComicsSite
 from testsupport.theme_sites.zeistmanga import ZeistMangaSite
 
+pytestmark = pytest.mark.sqlite_ok
+
 # (row, fixture site, the one detector that must claim it; None: no detector may)
 ROWS: list[tuple[str, Callable[[], Any], str | None]] = [
     ("madara", MadaraSite, "madara"),

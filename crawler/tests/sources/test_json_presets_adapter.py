@@ -11,6 +11,8 @@ from testsupport.theme_sites.foolslide import FoOlSlideSite
 from testsupport.theme_sites.iken import IkenSite
 from testsupport.theme_sites.zeistmanga import ZeistMangaSite
 
+pytestmark = pytest.mark.sqlite_ok
+
 
 def source(site, **settings) -> HtmlSource:
     return HtmlSource("s", site.base_url, HtmlSourceConfig.from_settings(settings, source_id="s"))

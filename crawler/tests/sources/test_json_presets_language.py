@@ -17,6 +17,8 @@ from crawler.sources.json_parsing import NotJson, decode_answer, parse_json_chap
 from crawler.sources.parsing import capture_values, parse_page_images
 from crawler.sources.site_urls import sibling_api_origin
 
+pytestmark = pytest.mark.sqlite_ok
+
 FEED = {
     "feed": {
         "openSearch$totalResults": {"$t": "3"},
