@@ -36,6 +36,8 @@ List pages
     manga_key_pattern     optional  regex with one group, searched in the manga URL's path (default: last segment)
     list_link             optional  JSON lists: template of each item's manga URL ("/series/{$.slug}"); required
                                     when list_anchor is a JSONPath (list_title then reads the item: "$.title")
+    list_sort             optional  JSON lists: spec read on each item to order the list newest first (descending:
+                                    "$.last_chapter.published_on") when the site's own order is not by update
     list_page_size        optional  items a list page holds: {offset} = (page - 1) * size, {start_index} = offset + 1
     list_total            optional  spec of the whole list's size on a list answer ("$.totalCount"): no next page
                                     once page * list_page_size reaches it
@@ -156,6 +158,7 @@ class HtmlSourceConfig:
     manga_path: str = "manga"
     manga_key_pattern: str | None = None
     list_link: str | None = None
+    list_sort: str | None = None
     list_page_size: int | None = None
     list_total: str | None = None
     api_base: str | None = None
@@ -264,7 +267,7 @@ _SELECTORS = {"list_next", "chapter_link", "login_wall_selector"}
 # Items: a CSS selector, or a JSONPath that reads the answer as JSON. The cover is an <img> or a JSON URL.
 _ITEMS = {"list_anchor", "chapter_item", "page_image", "cover"}
 _SPECS = {"list_title", "title", "alt_titles", "description", "authors", "status", "tags", "chapter_title"}
-_SPECS |= {"chapter_list_id", "list_total", "chapter_number", "chapter_list_total"}
+_SPECS |= {"chapter_list_id", "list_total", "chapter_number", "chapter_list_total", "list_sort"}
 _CAPTURES = {"detail_captures", "page_captures"}
 _SIZES = {"list_page_size", "chapter_list_page_size"}
 _PATTERNS = {"manga_key_pattern", "chapter_key_pattern", "chapter_number_pattern", "page_script"}
@@ -285,7 +288,7 @@ _OPTIONAL_NONE = {
     "page_image", "preset", "list_next", "manga_key_pattern", "alt_titles", "alt_titles_separator", "description",
     "authors", "status", "tags", "cover", "chapter_title", "chapter_key_pattern", "chapter_url_suffix",
     "chapter_list_url", "chapter_list_id", "chapter_list_fallback_url", "page_script", "page_script_path",
-    "login_wall_selector", "list_link", "list_page_size", "list_total", "api_base", "gate_url", "detail_url",
+    "login_wall_selector", "list_link", "list_sort", "list_page_size", "list_total", "api_base", "gate_url", "detail_url",
     "chapter_link_url", "chapter_key", "chapter_number", "chapter_list_page_size", "chapter_list_total",
     "date_utc_offset", "page_image_url",
 }  # fmt: skip

@@ -17,6 +17,8 @@ from crawler.sources.headings import AUTHOR_HEADINGS, STATUS_HEADINGS, any_headi
 PIZZAREADER: dict[str, Any] = {
     "list_url": "/api/comics",
     "list_anchor": "$.comics[*]",
+    # The catalogue comes in the site's own order: newest chapter first, as the family's latest list sorts it.
+    "list_sort": "$.last_chapter.published_on",
     "list_link": "{$.url}",
     "list_title": "$.title",
     "detail_url": "/api/comics/{key}",

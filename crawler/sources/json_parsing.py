@@ -75,13 +75,29 @@ def parse_json_list(
     assert config.list_link is not None  # checked with the settings (list_link is required with a JSON list)
     title_spec = fields.parse_value_spec(config.list_title)
     found = []
-    for item in fields.json_values(data, config.list_anchor):
+    items = fields.json_values(data, config.list_anchor)
+    if config.list_sort:
+        # Newest first, as the metadata pass walks (it stops at the first manga with nothing new); items
+        # without the value go last. ISO dates and numbers compare as their text does once padded.
+        sort_spec = fields.parse_value_spec(config.list_sort)
+        items = sorted(items, key=lambda item: _sort_key(sort_spec.first(item)), reverse=True)
+    for item in items:
         link = fields.fill(config.list_link, values, item)
         found.append((urljoin(page_url, link) if link else "", title_spec.first(item)))
     refs, dropped = unique_refs(found, config.manga_key_pattern)
     if dropped:
         logger.warning("manga list %s: dropped %d JSON item(s) without a link or title", page_url, dropped)
     return refs, dropped
+
+
+def _sort_key(value: str) -> tuple[int, float, str]:
+    """Numbers by value, other text (ISO dates) as text; a missing value sorts below everything."""
+    if not value:
+        return (0, 0.0, "")
+    try:
+        return (1, float(value), "")
+    except ValueError:
+        return (2, 0.0, value)
 
 
 def parse_json_chapters(

@@ -6,8 +6,9 @@ per-site extensions `src/it/hastateam`, `src/it/phoenixscans`,
 `src/fr/fmteam` only set name, base URL and language):
 - the home page is the single-page app's shell (`<div id="app">`, `/js/app.js`), `<html lang="it">`:
   nothing to read there, the site is found by probing `/api/comics`;
-- `/api/comics`: `{"comics": [...]}`, the whole catalogue in one answer (no paging), each comic with
-  `title`, `thumbnail`, `url` ("/comics/{slug}") and `last_chapter`;
+- `/api/comics`: `{"comics": [...]}`, the whole catalogue in one answer (no paging) ordered by title,
+  each comic with `title`, `thumbnail`, `url` ("/comics/{slug}") and `last_chapter` (whose
+  `published_on` the family's latest list sorts by);
 - `/api/comics/{slug}`: `{"comic": {...}}` with `author`, `artist`, `description`, `genres[].name`,
   `status` in the site's language ("In corso", "Completata", "In pausa", "Cancellato"),
   `alt_titles`, and `chapters[]` (`chapter`, `full_title`, `published_on` ISO with microseconds,
@@ -97,7 +98,9 @@ class PizzaReaderSite(FamilySite):
 
     def _api(self, parts: list[str]) -> Response:
         if parts == ["comics"]:
-            return as_json({"comics": [self._comic_json(m, chapters=False) for m in self.catalog]})
+            # By title, as the family's API lists them: a crawl orders them by their last chapter itself.
+            comics = sorted(self.catalog, key=lambda m: m.title)
+            return as_json({"comics": [self._comic_json(m, chapters=False) for m in comics]})
         if len(parts) == 2 and parts[0] == "comics" and (manga := self._manga(parts[1])):
             return as_json({"comic": self._comic_json(manga, chapters=True)})
         if len(parts) == 5 and parts[0] == "read" and parts[2:4] == ["it", "ch"] and (manga := self._manga(parts[1])):

@@ -177,3 +177,16 @@ def test_an_operators_mistake_names_the_key(change, message):
     with pytest.raises(SourceConfigError) as caught:
         json_config(**change)
     assert message in str(caught.value)
+
+
+def test_a_json_list_in_the_sites_own_order_is_walked_newest_first():
+    config = HtmlSourceConfig.from_settings({"preset": "pizzareader"}, source_id="s")
+    data = {
+        "comics": [
+            {"title": "A", "url": "/comics/a", "last_chapter": {"published_on": "2026-11-02T00:00:00.000000Z"}},
+            {"title": "B", "url": "/comics/b"},
+            {"title": "C", "url": "/comics/c", "last_chapter": {"published_on": "2026-12-01T10:00:00.000000Z"}},
+        ]
+    }
+    refs, _ = parse_json_list(data, "http://site.test/api/comics", config, {})
+    assert [r.key for r in refs] == ["c", "a", "b"]
