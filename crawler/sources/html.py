@@ -1,10 +1,18 @@
-"""The selector-configured `html` adapter: any server-rendered manga site, described by a Source row's settings.
+"""The selector-configured `html` adapter: any manga site, HTML or JSON, described by a Source row's settings.
 
 Pages load through the shared browser when `requires_browser` is set (sites
 that need JavaScript or a browser fingerprint), else over plain HTTP; POST
 requests (list paging, ajax chapter lists) always go over HTTP with the
 cookies the browser picked up. Images always stream over HTTP with the
 session cookie and their Referer, so a page's images never pass through Chromium.
+
+The same settings read JSON answers (`crawler.sources.fields`,
+`json_parsing`): a list, detail, chapter list or page list whose keys are
+JSONPaths is requested as JSON and read by path, values captured on one
+answer fill the next request's URL, list and chapter-list paging follow
+offsets and stated totals, and `{api}` names the site's API origin (the
+`api.<host>` sibling unless `api_base` says otherwise), which the host
+guard then allows beside the site.
 
 A selector the crawl cannot do without that matches nothing raises
 `SelectorMatchedNothing`, naming the settings key, selector and URL, instead
@@ -16,7 +24,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -34,6 +41,7 @@ from crawler.sources.config import HtmlSourceConfig, template_fields
 from crawler.sources.cookies import SourceCookies
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import SourceHttp
+from crawler.sources.paging import MAX_CHAPTER_LIST_REQUESTS, Endpoint, more_after, paging_values
 from crawler.sources.site_urls import sibling_api_origin, site_url
 from fetch.challenge import detect_challenge
 from fetch.page_body import is_markup
@@ -47,19 +55,6 @@ logger = logging.getLogger(__name__)
 _XHR_HEADERS = {"X-Requested-With": "XMLHttpRequest"}
 # Answers to an ajax chapter request that say "this endpoint is not the one", not "try later".
 _NOT_THIS_ENDPOINT = frozenset(range(400, 500)) - {401, 403, 408, 429}
-# A chapter list that takes several requests stops here whatever the site says (a loop guard, not a limit
-# any real list reaches: 200 requests of 150 chapters).
-MAX_CHAPTER_LIST_REQUESTS = 200
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """A chapter list request as the settings describe it: the key naming it, its template, method and body."""
-
-    key: str
-    template: str
-    method: str
-    body: tuple[tuple[str, str], ...]
 
 
 def api_origin(config: HtmlSourceConfig, base_url: str) -> str:
@@ -76,19 +71,6 @@ def uses_api(config: HtmlSourceConfig) -> bool:
         config.list_link, config.chapter_link_url, config.page_image_url, config.gate_url,
     )  # fmt: skip
     return bool(config.api_base) or any(t and "{api}" in t for t in templates)
-
-
-def paging_values(page: int, size: int | None) -> dict[str, int]:
-    """The paging placeholders of list (and chapter list) page `page`, numbered from 1."""
-    offset = (page - 1) * (size or 0)
-    return {"page": page, "page_index": page - 1, "offset": offset, "start_index": offset + 1}
-
-
-def more_after(page: int, size: int | None, total: int | None, found: int) -> bool | None:
-    """Whether a stated total says more items follow page `page` (None: the answer states no total)."""
-    if total is None or not size:
-        return None
-    return found > 0 and page * size < total
 
 
 class HtmlSource:
