@@ -311,6 +311,24 @@ class _Prober:
             self.findings.append(f"chapter dates printed like {samples[0]!r}")
 
 
+def endpoint_claims(base: str) -> dict[str, str]:
+    """Every JSON family whose endpoint answers in its shape on the site at `base`, with the origin that did.
+
+    The probe stops at the first family; this asks them all, through the same guarded client, for the
+    detection table and for an operator wondering why a site was named what it was.
+    """
+    prober = _Prober(site_address(base), None)
+    try:
+        return {
+            probe.preset: origin
+            for probe in PROBES
+            for origin in reversed(probe_origins(probe, base))
+            if probe.judge(prober.json_answer(origin + probe.path))
+        }
+    finally:
+        prober.http.close()
+
+
 def probe_origins(probe: EndpointProbe, base: str) -> list[str]:
     """Where a probe asks: the api.<host> sibling first for a family whose API may live there, then the site."""
     own = base.rstrip("/")

@@ -100,6 +100,7 @@ VARIANTS = [
     # The JSON families: found by probing their endpoints, read through JSON paths.
     Variant("pizzareader (JSON API /api/comics, Italian)", PizzaReaderSite, "pizzareader", {"date_language": "it"}),
     Variant("iken (JSON API on the site itself, locked chapters)", IkenSite, "iken", {"api_base": "{base}"}),
+    Variant("iken (JSON API on the api.<host> sibling)", lambda: IkenSite(api_sibling=True), "iken"),
     Variant("zeistmanga (Blogger JSON feed, label captured)", ZeistMangaSite, "zeistmanga"),
     # The plain-HTML readers, found by their markup.
     Variant("mmrcms (d MMM. yyyy dates, number off the URL)", MMRCMSSite, "mmrcms", relative_dates=False),

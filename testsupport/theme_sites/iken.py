@@ -44,6 +44,17 @@ def as_json(value: object, status: int = 200) -> Response:
 class IkenSite(FamilySite):
     name = "iken-site"
 
+    def __init__(self, *, api_sibling: bool = False, **kwargs: object) -> None:
+        """`api_sibling`: the site at http://localhost:{port} and its API only on api.localhost:{port} (one
+        server telling them apart by the Host header), as the sites whose extension sets apiUrl to
+        `api.<host>`; otherwise the API is on the site itself."""
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.api_sibling = api_sibling
+        if api_sibling:
+            port = self.server.base_url.rsplit(":", 1)[1]
+            self.base_url = f"http://localhost:{port}"
+        self.api_url = f"http://api.localhost:{self.base_url.rsplit(':', 1)[1]}" if api_sibling else self.base_url
+
     def manga_url(self, manga: FixtureManga) -> str:
         return f"{self.base_url}/series/{manga.slug}"
 
@@ -53,7 +64,7 @@ class IkenSite(FamilySite):
 
     def chapter_url(self, chapter: FixtureChapter) -> str:
         """Where a crawl reads the chapter's pages."""
-        return f"{self.base_url}/api/chapter?chapterId={self.chapter_id(chapter)}"
+        return f"{self.api_url}/api/chapter?chapterId={self.chapter_id(chapter)}"
 
     def chapter_key(self, chapter: FixtureChapter) -> str:
         return f"{chapter.manga_slug}/{chapter.slug}"
@@ -61,6 +72,9 @@ class IkenSite(FamilySite):
     def route(self, request: Request) -> Response:
         if request.method != "GET":
             return not_found()
+        on_api = request.headers.get("host", "").startswith("api.")
+        if self.api_sibling and on_api != request.path.startswith("/api/"):
+            return as_json({"message": "not here"}, 404) if on_api else not_found()
         if request.path in ("", "/"):
             return html(
                 "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Iken Fixture</title>"

@@ -5,7 +5,8 @@ preset fits), columns the detectors: the markup detectors of
 `crawler.sources.themes` read the home page (and Madara's archive), the
 endpoint detectors of `crawler.sources.probes` judge what each family's
 probe URL answers (on the `api.<host>` sibling first where the family may
-serve its API there, then on the site). The table is printed (pytest -s).
+serve its API there, then on the site), asked through the crawler's own
+guarded client. The table is printed (pytest -s).
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from crawler.sources.discover import probe_origins
-from crawler.sources.json_parsing import NotJson, decode_answer
+from crawler.sources.discover import endpoint_claims
 from crawler.sources.probes import PROBES
 from crawler.sources.themes import FAMILY_CLUES, markup_claims
 from testsupport.theme_sites.foolslide import FoOlSlideSite
@@ -46,23 +46,11 @@ ROWS: list[tuple[str, Callable[[], Any], str | None]] = [
     ("mmrcms", MMRCMSSite, "mmrcms"),
     ("zeistmanga", ZeistMangaSite, "zeistmanga"),
     ("iken", IkenSite, "iken"),
+    ("iken, API on api.<host>", lambda: IkenSite(api_sibling=True), "iken"),
     ("pizzareader", PizzaReaderSite, "pizzareader"),
     ("wordpress blog", PlainSite, None),
 ]
 DETECTORS = ["madara", "mangathemesia", "manhwaz", *FAMILY_CLUES, *(p.preset for p in PROBES)]
-
-
-def answer_json(url: str) -> Any:
-    try:
-        answer = httpx.get(url, follow_redirects=True, timeout=5)
-    except httpx.HTTPError:  # api.<host> of 127.0.0.1 resolves nowhere: that origin answers nothing
-        return None
-    if answer.status_code != 200:
-        return None
-    try:
-        return decode_answer(answer.text, answer.headers.get("content-type", "").split(";")[0])
-    except NotJson:
-        return None
 
 
 def claims_of(site: Any) -> set[str]:
@@ -71,10 +59,7 @@ def claims_of(site: Any) -> set[str]:
     home = httpx.get(base + "/", follow_redirects=True).text
     archive = httpx.get(base + "/manga/?m_orderby=latest", follow_redirects=True)
     claimed = set(markup_claims(home, archive.text if archive.status_code == 200 else None))
-    for probe in PROBES:
-        if any(probe.judge(answer_json(origin + probe.path)) for origin in probe_origins(probe, base)):
-            claimed.add(probe.preset)
-    return claimed
+    return claimed | set(endpoint_claims(base))
 
 
 def test_every_detector_is_a_column_of_the_table():
@@ -89,9 +74,9 @@ def test_exactly_one_detector_claims_each_fixture_site(row, make, family):
         claimed = claims_of(site)
     finally:
         site.stop()
-    print(f"\nDETECTION | {'site':<16} | {' '.join(DETECTORS)}")
+    print(f"\nDETECTION | {'site':<24} | {' '.join(DETECTORS)}")
     cells = " ".join(("X" if name in claimed else ".").center(len(name)) for name in DETECTORS)
-    print(f"\nDETECTION | {row:<16} | {cells}")
+    print(f"\nDETECTION | {row:<24} | {cells}")
     assert claimed == ({family} if family else set()), f"{row}: claimed by {sorted(claimed)}"
 
 
