@@ -491,6 +491,8 @@ def _check_combination(source_id: str, config: HtmlSourceConfig) -> None:
         raise bad("list_total", "needs list_page_size")
     if config.reads_json("list_anchor") and not config.list_link:
         raise bad("list_link", 'is required when list_anchor is a JSONPath (the manga URL: "/series/{$.slug}")')
+    if config.reads_json("list_anchor") and value_specs.parse_value_spec(config.list_title).reader == "css":
+        raise bad("list_title", 'must read each JSON item when list_anchor is a JSONPath (e.g. "$.title")')
     if config.reads_json("chapter_item") and not config.chapter_link_url:
         raise bad("chapter_link_url", "is required when chapter_item is a JSONPath (each chapter's URL)")
     if config.gate_body and not config.gate_url:

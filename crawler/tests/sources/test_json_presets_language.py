@@ -159,6 +159,7 @@ def test_a_json_answer_is_told_from_a_page():
     [
         ({"list_anchor": "$.posts[*"}, "settings key 'list_anchor' is not a valid JSONPath"),
         ({"list_link": None}, "settings key 'list_link' is required when list_anchor is a JSONPath"),
+        ({"list_title": "@title"}, "settings key 'list_title' must read each JSON item when list_anchor is a JSONPath"),
         ({"list_link": "/series/{slug}"}, "settings key 'list_link' has an unknown placeholder {slug}"),
         ({"title": "$.post.title | rot13"}, "settings key 'title' is not a valid value spec"),
         ({"detail_captures": {"Label": "re:(x)"}}, "settings key 'detail_captures' has a bad name 'Label'"),
