@@ -31,20 +31,29 @@ _NUMERIC = re.compile(r"^(\d{1,4})([/.\-])(\d{1,2})\2(\d{1,4})$")
 
 
 def parse_date(
-    text: str, *, formats: Sequence[str] = (), language: str = "en", now: dt.datetime | None = None
+    text: str,
+    *,
+    formats: Sequence[str] = (),
+    language: str = "en",
+    now: dt.datetime | None = None,
+    zone: dt.tzinfo = dt.UTC,
 ) -> dt.datetime | None:
-    """The moment `text` names (timezone-aware, UTC when the text has no zone), or None."""
+    """The moment `text` names (timezone-aware; in `zone` when the text has no zone, UTC by default), or None.
+
+    `zone` is the site's own clock for the dates it prints without one: a Vietnamese site's
+    "14:05 - 23/11/2026" is 14:05 at GMT+7 (`date_utc_offset`), 07:05 UTC.
+    """
     raw = " ".join(text.split())
     if not raw:
         return None
     try:
-        return _aware(dt.datetime.fromisoformat(raw))
+        return _aware(dt.datetime.fromisoformat(raw.replace("Z", "+00:00") if raw.endswith("Z") else raw), zone)
     except ValueError:
         pass
     plain = _ORDINAL.sub(r"\1", raw)
     for fmt in formats:
         try:
-            return _aware(dt.datetime.strptime(plain, fmt))
+            return _aware(dt.datetime.strptime(plain, fmt), zone)
         except ValueError:
             continue
     # Imported on the first phrase to parse, not with the settings' validation at every process's start:
@@ -74,8 +83,23 @@ def parse_date(
     return _aware(parsed)
 
 
-def _aware(value: dt.datetime) -> dt.datetime:
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+def _aware(value: dt.datetime, zone: dt.tzinfo = dt.UTC) -> dt.datetime:
+    return value.astimezone(dt.UTC) if value.tzinfo else value.replace(tzinfo=zone).astimezone(dt.UTC)
+
+
+_OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$")
+
+
+def utc_offset(text: str) -> dt.timezone | None:
+    """`+07:00`, `GMT+7`, `-0330` as a fixed zone; None when it is no offset (or beyond +/-14 h)."""
+    match = _OFFSET.match(text.strip().upper())
+    if not match:
+        return None
+    hours, minutes = int(match.group(2)), int(match.group(3) or 0)
+    if hours > 14 or minutes > 59:
+        return None
+    delta = dt.timedelta(hours=hours, minutes=minutes)
+    return dt.timezone(-delta if match.group(1) == "-" else delta)
 
 
 def readable_format(fmt: str) -> bool:

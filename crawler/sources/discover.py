@@ -37,18 +37,20 @@ from selectolax.parser import HTMLParser
 from crawler.clearance.passers import challenge_handler
 from crawler.clearance.planning import MemoryStore
 from crawler.clearance.records import Clearance
-from crawler.errors import CrawlerError
+from crawler.errors import CrawlerError, SourceConfigError
 from crawler.sources import selectors
 from crawler.sources.answers import FetchedPage
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.cookies import SourceCookies
 from crawler.sources.dates import infer_numeric_format, known_language
-from crawler.sources.hosts import HostGuard
+from crawler.sources.hosts import HostGuard, parse_host_rule
 from crawler.sources.http import SourceHttp
+from crawler.sources.json_parsing import NotJson, decode_answer
 from crawler.sources.mangadex.records import SITE, is_mangadex_address
 from crawler.sources.parsing import parse_page_images
 from crawler.sources.presets import PRESETS
-from crawler.sources.site_urls import path_under, site_url
+from crawler.sources.probes import PROBES, EndpointProbe
+from crawler.sources.site_urls import path_under, sibling_api_origin, site_url
 from crawler.sources.themes import ThemeDetection, detect_theme
 from fetch.page_body import is_markup
 
@@ -157,7 +159,14 @@ class _Prober:
     """One probe's requests, through one client bound to the site's origin, past its challenge if it has one."""
 
     def __init__(self, address: str, browser: BrowserManager | None) -> None:
-        guard, cookies = HostGuard(PROBE_ID, address), SourceCookies()
+        # The api.<host> sibling is asked too (Iken's API lives there on some sites), unless its very name
+        # is refused (api.localhost): then only the typed site is.
+        sibling = urlsplit(sibling_api_origin(address)).netloc
+        try:
+            parse_host_rule(sibling)
+        except SourceConfigError:
+            sibling = ""
+        guard, cookies = HostGuard(PROBE_ID, address, (sibling,) if sibling else ()), SourceCookies()
         self.browser = browser
         # One store for the probe's own requests and the adapter that samples chapters: one pass at most.
         self.store = MemoryStore()
@@ -208,6 +217,31 @@ class _Prober:
         if site_url(base, "/") == first.url.split("?")[0].split("#")[0]:
             return base, first
         return base, self.page(site_url(base, "/"))
+
+    def json_answer(self, url: str) -> Any:
+        """The JSON an endpoint answers with 200, else None (refused, unreachable, an error, not JSON)."""
+        try:
+            answer = self.http.request_page(url, check=False)
+        except CrawlerError:
+            return None
+        if answer.status != 200:
+            return None
+        try:
+            return decode_answer(answer.html, answer.content_type)
+        except NotJson:
+            return None
+
+    def endpoint_family(self, base: str) -> ThemeDetection | None:
+        """The first JSON family whose endpoint answers in its shape (`probes.PROBES`); None when none does."""
+        for probe in PROBES:
+            for origin in probe_origins(probe, base):
+                if probe.judge(self.json_answer(origin + probe.path)):
+                    where = "" if origin == base.rstrip("/") else f" on {origin}"
+                    if probe.on_api_sibling and origin != sibling_api_origin(base):
+                        self.settings["api_base"] = "{base}" if origin == base.rstrip("/") else origin
+                    self.findings.append(f"{probe.preset}: {probe.clue}{where}")
+                    return ThemeDetection(probe.preset, (probe.clue + where,), ((probe.preset, 1),))
+        return None
 
     def manga_path(self, base: str, home: FetchedPage, preset: str) -> str:
         found = manga_path_from_links(home.html, base, PRESETS[preset]["list_anchor"])
@@ -279,6 +313,30 @@ class _Prober:
             self.findings.append(f"chapter dates printed like {samples[0]!r}")
 
 
+def endpoint_claims(base: str) -> dict[str, str]:
+    """Every JSON family whose endpoint answers in its shape on the site at `base`, with the origin that did.
+
+    The probe stops at the first family; this asks them all, through the same guarded client, for the
+    detection table and for an operator wondering why a site was named what it was.
+    """
+    prober = _Prober(site_address(base), None)
+    try:
+        return {
+            probe.preset: origin
+            for probe in PROBES
+            for origin in reversed(probe_origins(probe, base))
+            if probe.judge(prober.json_answer(origin + probe.path))
+        }
+    finally:
+        prober.http.close()
+
+
+def probe_origins(probe: EndpointProbe, base: str) -> list[str]:
+    """Where a probe asks: the api.<host> sibling first for a family whose API may live there, then the site."""
+    own = base.rstrip("/")
+    return [sibling_api_origin(base), own] if probe.on_api_sibling else [own]
+
+
 def _first_refs(source: Any, count: int) -> list[Any]:
     """The first `count` mangas of the list, from as few list pages as hold them (three at the most)."""
     refs: list[Any] = []
@@ -318,6 +376,8 @@ def probe_site(url: str, *, browser: BrowserManager | None = None) -> SiteProbe:
                 archive = prober.optional_page(site_url(base, MADARA_ARCHIVE.format(manga_path=path)))
                 if archive is not None:
                     detection = detect_theme(home.html, archive.html)
+        if detection.preset is None:
+            detection = prober.endpoint_family(base) or detection
         if detection.preset is not None:
             prober.sample_chapters(base, {"preset": detection.preset, **prober.settings})
         settings, findings = dict(prober.settings), tuple(prober.findings)

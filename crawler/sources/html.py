@@ -1,10 +1,18 @@
-"""The selector-configured `html` adapter: any server-rendered manga site, described by a Source row's settings.
+"""The selector-configured `html` adapter: any manga site, HTML or JSON, described by a Source row's settings.
 
 Pages load through the shared browser when `requires_browser` is set (sites
 that need JavaScript or a browser fingerprint), else over plain HTTP; POST
 requests (list paging, ajax chapter lists) always go over HTTP with the
 cookies the browser picked up. Images always stream over HTTP with the
 session cookie and their Referer, so a page's images never pass through Chromium.
+
+The same settings read JSON answers (`crawler.sources.fields`,
+`json_parsing`): a list, detail, chapter list or page list whose keys are
+JSONPaths is requested as JSON and read by path, values captured on one
+answer fill the next request's URL, list and chapter-list paging follow
+offsets and stated totals, and `{api}` names the site's API origin (the
+`api.<host>` sibling unless `api_base` says otherwise), which the host
+guard then allows beside the site.
 
 A selector the crawl cannot do without that matches nothing raises
 `SelectorMatchedNothing`, naming the settings key, selector and URL, instead
@@ -26,14 +34,15 @@ from crawler.clearance.passers import challenge_handler
 from crawler.clearance.planning import ClearanceStore, MemoryStore
 from crawler.errors import CrawlerError, NotFound, SelectorMatchedNothing, SessionExpired, SourceConfigError
 from crawler.politeness.gate import RequestGate, Unlimited, check_answer, passing
-from crawler.sources import parsing
+from crawler.sources import fields, json_parsing, parsing
 from crawler.sources.answers import FetchedPage, HttpImageStream, raise_for_status
 from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
 from crawler.sources.config import HtmlSourceConfig, template_fields
 from crawler.sources.cookies import SourceCookies
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import SourceHttp
-from crawler.sources.site_urls import site_url
+from crawler.sources.paging import MAX_CHAPTER_LIST_REQUESTS, Endpoint, more_after, paging_values
+from crawler.sources.site_urls import sibling_api_origin, site_url
 from fetch.challenge import detect_challenge
 from fetch.page_body import is_markup
 
@@ -46,6 +55,22 @@ logger = logging.getLogger(__name__)
 _XHR_HEADERS = {"X-Requested-With": "XMLHttpRequest"}
 # Answers to an ajax chapter request that say "this endpoint is not the one", not "try later".
 _NOT_THIS_ENDPOINT = frozenset(range(400, 500)) - {401, 403, 408, 429}
+
+
+def api_origin(config: HtmlSourceConfig, base_url: str) -> str:
+    """Where {api} points: `api_base` ("{base}" is the site itself), else the `api.<host>` sibling."""
+    if config.api_base == "{base}":
+        return base_url.rstrip("/")
+    return config.api_base or sibling_api_origin(base_url)
+
+
+def uses_api(config: HtmlSourceConfig) -> bool:
+    """Whether any template names {api}: only then is the API host allowed beside the site's own."""
+    templates = (
+        config.list_url, config.detail_url, config.chapter_list_url, config.chapter_list_fallback_url,
+        config.list_link, config.chapter_link_url, config.page_image_url, config.gate_url,
+    )  # fmt: skip
+    return bool(config.api_base) or any(t and "{api}" in t for t in templates)
 
 
 class HtmlSource:
@@ -66,7 +91,17 @@ class HtmlSource:
         self.source_id = source_id
         self.base_url = base_url.rstrip("/") + "/"
         self.config = config
-        self.guard = HostGuard(source_id, base_url, config.image_hosts)
+        self.api = api_origin(config, base_url)
+        api_host = [urlsplit(self.api).netloc] if uses_api(config) and self.api != base_url.rstrip("/") else []
+        try:
+            self.guard = HostGuard(source_id, base_url, (*config.image_hosts, *api_host))
+        except SourceConfigError as exc:
+            if not api_host:
+                raise
+            raise SourceConfigError(
+                f"source {source_id!r}: the API origin {self.api} is refused ({exc}); set api_base to the site's API"
+            ) from exc
+        self._gate_passed = not config.gate_url
         self.notes = parsing.ParseNotes()
         self._browser = browser
         self._session_value = session_value
@@ -104,16 +139,18 @@ class HtmlSource:
         if n < 1:
             raise ValueError("list pages are numbered from 1")
         config = self.config
-        values = {"page": n, "page_index": n - 1, "manga_path": config.manga_path}
-        url = site_url(self.base_url, config.list_url.format(**values))
-        body = {name: template.format(**values) for name, template in config.list_body} or None
+        values = {**self._values(), **paging_values(n, config.list_page_size), "manga_path": config.manga_path}
+        url = site_url(self.base_url, fields.fill(config.list_url, values) or "")
+        body = {name: fields.fill(template, values) or "" for name, template in config.list_body} or None
+        json_list = config.reads_json("list_anchor")
         try:
             page = self._load(
                 url,
                 what="list page",
                 method=config.list_method,
                 data=body,
-                ready=lambda html: parsing.has_match(html, config.list_anchor),
+                ready=None if json_list else lambda html: parsing.has_match(html, config.list_anchor),
+                json=json_list,
             )
         except NotFound:
             if n == 1:
@@ -121,13 +158,17 @@ class HtmlSource:
             # WordPress answers 404 past the last archive page: the end of the list, not a failure.
             logger.info("source %s: list page %d answered 404; the list ends at page %d", self.source_id, n, n - 1)
             return [], False
-        refs, dropped = parsing.parse_manga_list_anchors(
-            page.html,
-            page.url,
-            config.list_anchor,
-            key_pattern=config.manga_key_pattern,
-            title_spec=parsing.selectors.parse_spec(config.list_title),
-        )
+        doc = self._document(page, json=json_list, what="list page")
+        if json_list:
+            refs, dropped = json_parsing.parse_json_list(doc, page.url, config, values)
+        else:
+            refs, dropped = parsing.parse_manga_list_anchors(
+                page.html,
+                page.url,
+                config.list_anchor,
+                key_pattern=config.manga_key_pattern,
+                title_spec=parsing.selectors.parse_spec(config.list_title),
+            )
         if not refs:
             if n == 1:
                 hint = (
@@ -135,21 +176,38 @@ class HtmlSource:
                 )
                 raise SelectorMatchedNothing(self.source_id, "list_anchor", config.list_anchor, page.url, hint=hint)
             return [], False
-        has_next = parsing.has_match(page.html, config.list_next) if config.list_next else True
+        stated = more_after(n, config.list_page_size, json_parsing.total_of(doc, config.list_total), len(refs))
+        if stated is not None:
+            return refs, stated
+        has_next = parsing.has_match(page.html, config.list_next) if config.list_next else not json_list
         return refs, has_next
 
     def manga_detail(self, ref: SourceMangaRef) -> MangaDetail:
         config = self.config
-        page = self._load(ref.url, what="manga URL", ready=lambda html: parsing.has_match(html, config.chapter_item))
-        metadata, cover_url = parsing.parse_manga_metadata(page.html, page.url, config)
-        parsed = parsing.parse_chapter_items(page.html, page.url, config, notes=self.notes)
+        values = {**self._values(), "manga_url": ref.url.split("?")[0].rstrip("/"), "key": ref.key}
+        detail_json = config.title.startswith("$")
+        url = site_url(self.base_url, fields.fill(config.detail_url, values) or "") if config.detail_url else ref.url
+        page = self._load(
+            url,
+            what="manga URL" if url == ref.url else "detail_url",
+            ready=None
+            if config.reads_json("chapter_item")
+            else lambda html: parsing.has_match(html, config.chapter_item),
+            json=detail_json,
+        )
+        doc = self._document(page, json=detail_json, what="detail_url")
+        metadata, cover_url = parsing.manga_metadata(doc, page.url, config)
+        values |= parsing.capture_values(doc, config.detail_captures)
+        parsed = self._chapters_in(doc, page.html, page.url, values)
         where = page.url
         if parsed.items == 0 and config.chapter_list_url:
-            parsed, where = self._ajax_chapters(page)
+            parsed, where = self._ajax_chapters(page, doc, values)
         if parsed.items == 0:
             hint = f"nor on the chapter_list_url answer {where}" if where != page.url else ""
             raise SelectorMatchedNothing(self.source_id, "chapter_item", config.chapter_item, page.url, hint=hint)
-        if not parsed.chapters:
+        if not parsed.chapters and parsed.skipped == parsed.items:
+            logger.info("source %s: every chapter of %s is locked or paid (chapter_skip)", self.source_id, ref.url)
+        elif not parsed.chapters:
             raise SourceConfigError(
                 f"source {self.source_id!r}: {parsed.items} chapter item(s) on {where} but none has a link "
                 f"(chapter_link {config.chapter_link!r}) and a number (chapter_number_pattern "
@@ -163,12 +221,21 @@ class HtmlSource:
         if not chapter.url:
             raise CrawlerError(f"source {self.source_id!r}: chapter {chapter.key} has no URL")
         config = self.config
+        json_pages = config.reads_json("page_image")
         page = self._load(
             chapter.url,
             what="chapter URL",
-            ready=lambda html: bool(parsing.parse_page_images(html, chapter.url, config)),
+            ready=None if json_pages else lambda html: bool(parsing.parse_page_images(html, chapter.url, config)),
+            json=json_pages,
         )
-        urls = parsing.parse_page_images(page.html, page.url, config)
+        if json_pages:
+            doc = self._document(page, json=True, what="chapter URL")
+            values = {**self._values(), **parsing.capture_values(doc, config.page_captures)}
+            urls = json_parsing.json_page_images(doc, page.url, config, values)
+        else:
+            tree = HTMLParser(page.html)
+            values = {**self._values(), **parsing.capture_values(tree, config.page_captures)}
+            urls = parsing.parse_page_images(page.html, page.url, config, values)
         if not urls:
             if config.page_image:
                 key, selector = "page_image", config.page_image
@@ -212,10 +279,31 @@ class HtmlSource:
 
     # --- loading ----------------------------------------------------------------------------
 
-    def _ajax_chapters(self, page: FetchedPage) -> tuple[parsing.ChapterParse, str]:
-        """The chapter list from the theme's second request (with its fallback on a 4xx answer)."""
+    def _values(self) -> dict[str, object]:
+        """What every template may name: the site's base URL and its API origin."""
+        return {"base": self.base_url.rstrip("/"), "api": self.api}
+
+    def _chapters_in(self, doc: object, text: str, url: str, values: dict[str, object]) -> parsing.ChapterParse:
+        """The chapters an answer (`doc`, parsed from `text`) lists: JSON items or HTML chapter_item elements."""
         config = self.config
-        values = {"manga_url": page.url.split("?")[0].rstrip("/"), "base": self.base_url.rstrip("/"), "id": ""}
+        if isinstance(doc, HTMLParser):
+            if config.reads_json("chapter_item"):
+                return parsing.ChapterParse((), 0)
+            return parsing.parse_chapter_items(text, url, config, notes=self.notes)
+        return json_parsing.parse_json_chapters(doc, url, config, values, notes=self.notes)
+
+    def _ajax_chapters(
+        self, page: FetchedPage, doc: object, captured: dict[str, object]
+    ) -> tuple[parsing.ChapterParse, str]:
+        """The chapter list from the theme's second request (with its fallback on a 4xx answer).
+
+        With `chapter_list_page_size` the list takes several requests ({page}, {offset}, {start_index}):
+        they go on until an answer lists fewer items than a page holds, lists nothing new, or the stated
+        `chapter_list_total` is reached.
+        """
+        config = self.config
+        manga_url = page.url.split("?")[0].rstrip("/") if not config.detail_url else str(captured["manga_url"])
+        values = {**captured, "manga_url": manga_url, "id": "", **paging_values(1, config.chapter_list_page_size)}
         attempts = [("chapter_list_url", config.chapter_list_url, config.chapter_list_method, config.chapter_list_body)]
         if config.chapter_list_fallback_url:
             attempts.append(
@@ -231,15 +319,9 @@ class HtmlSource:
             used = template_fields(template) | {f for _, v in body for f in template_fields(v)}
             if "id" in used and not values["id"]:
                 values["id"] = self._chapter_list_id(page)
-            url = site_url(self.base_url, template.format(**values))
-            self.guard.check(url, what=f"{key} request")
-            answer = self._http.request_page(
-                url,
-                method=method,
-                data={name: v.format(**values) for name, v in body} or None,
-                headers={**_XHR_HEADERS, "Referer": page.url},
-                check=False,
-            )
+            endpoint = Endpoint(key, template, method, body)
+            answer = self._list_request(endpoint, values, referer=page.url, check=False)
+            url = answer.url
             if answer.status in _NOT_THIS_ENDPOINT:
                 if index + 1 < len(attempts):
                     logger.info(
@@ -251,8 +333,85 @@ class HtmlSource:
                     f"(for {page.url})"
                 )
             raise_for_status(self.source_id, answer.status, answer.url)
-            return parsing.parse_chapter_items(answer.html, page.url, config, notes=self.notes), answer.url
+            parsed = self._chapters_in(self._answer_document(answer), answer.html, page.url, values)
+            if config.chapter_list_page_size:
+                parsed = self._more_chapters(parsed, answer, endpoint, values, page.url)
+            return parsed, answer.url
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _more_chapters(
+        self,
+        first: parsing.ChapterParse,
+        answer: FetchedPage,
+        endpoint: Endpoint,
+        values: dict[str, object],
+        manga_url: str,
+    ) -> parsing.ChapterParse:
+        """The rest of a chapter list that takes several requests, merged with its first answer."""
+        config = self.config
+        size = config.chapter_list_page_size
+        total = json_parsing.total_of(self._answer_document(answer), config.chapter_list_total)
+        chapters = {c.key: c for c in first.chapters}
+        items, skipped = first.items, first.skipped
+        number, last = 1, first
+        while (
+            last.items == size
+            and (total is None or number * (size or 0) < total)
+            and number < MAX_CHAPTER_LIST_REQUESTS
+        ):
+            number += 1
+            values = {**values, **paging_values(number, size)}
+            answer = self._list_request(endpoint, values, referer=manga_url, check=True)
+            last = self._chapters_in(self._answer_document(answer), answer.html, manga_url, values)
+            fresh = [c for c in last.chapters if c.key not in chapters]
+            if not fresh and not last.skipped:
+                break
+            chapters.update((c.key, c) for c in fresh)
+            items, skipped = items + last.items, skipped + last.skipped
+        ordered = sorted(chapters.values(), key=parsing._reading_order)
+        return parsing.ChapterParse(tuple(ordered), items, skipped)
+
+    def _list_request(self, endpoint: Endpoint, values: dict[str, object], *, referer: str, check: bool) -> FetchedPage:
+        """One request of a chapter list."""
+        url = site_url(self.base_url, fields.fill(endpoint.template, values) or "")
+        self.guard.check(url, what=f"{endpoint.key} request")
+        return self._http.request_page(
+            url,
+            method=endpoint.method,
+            data={name: fields.fill(v, values) or "" for name, v in endpoint.body} or None,
+            headers={**_XHR_HEADERS, "Referer": referer},
+            check=check,
+        )
+
+    def _answer_document(self, answer: FetchedPage) -> object:
+        """An ajax answer parsed as what it is: JSON when it says or looks so, else HTML."""
+        try:
+            return json_parsing.decode_answer(answer.html, answer.content_type)
+        except json_parsing.NotJson:
+            return HTMLParser(answer.html)
+
+    def _document(self, page: FetchedPage, *, json: bool, what: str) -> object:
+        """The answer as the settings read it: a JSON value (the keys are JSONPaths) or an HTML tree."""
+        if not json:
+            return HTMLParser(page.html)
+        try:
+            return json_parsing.decode_answer(page.html, page.content_type)
+        except json_parsing.NotJson as exc:
+            raise SourceConfigError(f"source {self.source_id!r}: {what} {page.url} {exc}") from exc
+
+    def _pass_gate(self) -> None:
+        """The one POST a site wants before it serves its pages (FoOlSlide's adult gate), once per adapter."""
+        config = self.config
+        self._gate_passed = True
+        assert config.gate_url is not None
+        url = site_url(self.base_url, fields.fill(config.gate_url, self._values()) or "")
+        self.guard.check(url, what="gate_url request")
+        data = {name: fields.fill(v, self._values()) or "" for name, v in config.gate_body}
+        answer = self._http.request_page(url, method="POST", data=data, check=False)
+        if answer.status >= 400:
+            raise SourceConfigError(
+                f"source {self.source_id!r}: settings key 'gate_url': POST {url} answered {answer.status}"
+            )
 
     def _chapter_list_id(self, page: FetchedPage) -> str:
         spec = self.config.spec("chapter_list_id")
@@ -269,13 +428,16 @@ class HtmlSource:
         method: str = "GET",
         data: dict[str, str] | None = None,
         ready: Callable[[str], bool] | None = None,
+        json: bool = False,
     ) -> FetchedPage:
         self.guard.check(url, what=what)
-        if self.config.requires_browser and method == "GET":
+        if not self._gate_passed:
+            self._pass_gate()
+        if self.config.requires_browser and method == "GET" and not json:
             page = self._render(url, ready)
         else:
             page = self._http.request_page(url, method=method, data=data)
-            if not is_markup(page.content_type):  # a JSON or text answer is no page: nothing of it is parsed
+            if not json and not is_markup(page.content_type):  # a JSON or text answer is no page
                 raise SourceConfigError(
                     f"source {self.source_id!r}: {what} {page.url} answered {page.content_type}, not HTML"
                 )

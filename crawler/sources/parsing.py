@@ -10,8 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -21,10 +21,10 @@ from selectolax.parser import HTMLParser, Node
 
 from catalog.chapter_numbers import CHAPTER, ChapterName, classify, number_extras, with_pattern
 from crawler.errors import CrawlerError
-from crawler.sources import selectors
+from crawler.sources import fields, selectors
 from crawler.sources.base import MangaMetadata, SourceChapter, SourceMangaRef
 from crawler.sources.config import DEFAULT_NUMBER_PATTERN, HtmlSourceConfig
-from crawler.sources.dates import parse_date
+from crawler.sources.dates import parse_date, utc_offset
 from crawler.sources.statuses import status_of
 
 logger = logging.getLogger(__name__)
@@ -88,20 +88,11 @@ def parse_manga_list_anchors(
     returned are exactly those the anchors yield (duplicates by key collapse
     to the first).
     """
-    refs: list[SourceMangaRef] = []
-    seen: set[str] = set()
-    dropped = 0
+    found = []
     for anchor in selectors.select(HTMLParser(html), selector):
         href = (anchor.attributes.get("href") or "").strip()
-        title = title_spec.first(anchor)
-        url = urljoin(base_url, href) if href else ""
-        key = key_from_url(url, key_pattern) if url else None
-        if not href or not title or not key:
-            dropped += 1
-            continue
-        if key not in seen:
-            seen.add(key)
-            refs.append(SourceMangaRef(key=key, url=url, title=title))
+        found.append((urljoin(base_url, href) if href else "", title_spec.first(anchor)))
+    refs, dropped = unique_refs(found, key_pattern)
     if dropped:
         logger.warning(
             "manga list %s: dropped %d anchor(s) matching %r with a missing/empty href or title (kept %d)",
@@ -113,16 +104,32 @@ def parse_manga_list_anchors(
     return refs, dropped
 
 
+def unique_refs(found: Iterable[tuple[str, str]], key_pattern: str | None) -> tuple[list[SourceMangaRef], int]:
+    """Refs from (absolute URL, title) pairs in list order: unusable ones counted, repeated keys kept once."""
+    refs: list[SourceMangaRef] = []
+    seen: set[str] = set()
+    dropped = 0
+    for url, title in found:
+        key = key_from_url(url, key_pattern) if url else None
+        if not title or not key:
+            dropped += 1
+            continue
+        if key not in seen:
+            seen.add(key)
+            refs.append(SourceMangaRef(key=key, url=url, title=title))
+    return refs, dropped
+
+
 def has_match(html: str, selector: str) -> bool:
     return selectors.has_match(html, selector)
 
 
-def _values(tree: Node | HTMLParser, config: HtmlSourceConfig, name: str) -> tuple[str, ...]:
+def _values(tree: Any, config: HtmlSourceConfig, name: str) -> tuple[str, ...]:
     spec = config.spec(name)
     return tuple(dict.fromkeys(spec.values(tree))) if spec else ()
 
 
-def _first(tree: Node | HTMLParser, config: HtmlSourceConfig, name: str) -> str:
+def _first(tree: Any, config: HtmlSourceConfig, name: str) -> str:
     found = _values(tree, config, name)
     return found[0] if found else ""
 
@@ -158,16 +165,18 @@ def parse_alt_titles(values: Iterable[str], separator: str | None, title: str) -
     return tuple(dict.fromkeys(p for p in parts if p and p != title))
 
 
-def _chapter_date(item: Node, config: HtmlSourceConfig, notes: ParseNotes | None) -> dt.datetime | None:
+def _chapter_date(item: Any, config: HtmlSourceConfig, notes: ParseNotes | None) -> dt.datetime | None:
     tried = ""
     for raw in config.chapter_date:
-        text = _date_text(item, selectors.parse_spec(raw))
+        text = _date_text(item, raw)
         if not text:
             continue
         if not tried and notes is not None:
             notes.date_seen(text)
         tried = tried or text
-        parsed = parse_date(text, formats=config.chapter_date_formats, language=config.date_language)
+        parsed = parse_date(
+            text, formats=config.chapter_date_formats, language=config.date_language, zone=site_zone(config)
+        )
         if parsed is not None:
             return parsed
     if tried and notes is not None:
@@ -175,8 +184,16 @@ def _chapter_date(item: Node, config: HtmlSourceConfig, notes: ParseNotes | None
     return None
 
 
-def _date_text(item: Node, spec: selectors.FieldSpec) -> str:
+def site_zone(config: HtmlSourceConfig) -> dt.tzinfo:
+    return (utc_offset(config.date_utc_offset) if config.date_utc_offset else None) or dt.UTC
+
+
+def _date_text(item: Any, raw: str) -> str:
     """The spec's value; an element's `datetime` attribute (a <time>) wins over its text unless told otherwise."""
+    value_spec = fields.parse_value_spec(raw)
+    if value_spec.reader != "css" or value_spec.steps:
+        return value_spec.first(item)
+    spec = selectors.parse_spec(raw)
     if spec.attr is None and not spec.own_text and spec.selector is not None:
         node = selectors.select_first(item, spec.selector)
         if node is not None and (node.attributes.get("datetime") or "").strip():
@@ -200,6 +217,7 @@ def with_suffix(url: str, suffix: str | None) -> str:
 class ChapterParse:
     chapters: tuple[SourceChapter, ...]
     items: int  # chapter_item matches, kept or not
+    skipped: int = 0  # items chapter_skip left out (locked or paid)
 
 
 def parse_chapter_items(
@@ -212,26 +230,69 @@ def parse_chapter_items(
         number_pattern = re.compile(config.chapter_number_pattern)
     title_spec = config.spec("chapter_title")
     found: dict[str, tuple[ChapterName, str, dt.datetime | None]] = {}
-    dropped = 0
+    dropped = skipped = 0
     items = selectors.select(HTMLParser(html), config.chapter_item)
     for item in items:
+        if is_skipped(item, config):
+            skipped += 1
+            continue
         # chapter_item may itself be the anchor (e.g. "ul.chapters > a").
         link = selectors.select_first(item, config.chapter_link) or (item if item.tag == "a" else None)
         href = (link.attributes.get("href") or "").strip() if link else ""
-        text = (title_spec.first(item) if title_spec else "") or (selectors.read(link) if link else "")
+        text = title_spec.first(item) if title_spec else ""
+        if not text and not config.chapter_number:
+            # With chapter_number the link's text is no title (MMRCMS prints "{manga title} {n}" there).
+            text = selectors.read(link) if link else ""
         url = with_suffix(urljoin(base_url, href), config.chapter_url_suffix) if href else ""
         key = key_from_url(url, config.chapter_key_pattern, whole_path=True) if url else None
-        # "Chapter 12 - The Gate" -> chapter 12 "The Gate"; "Side Story 3" -> extra 3: readers add labels themselves.
-        name = classify(text)
-        if number_pattern is not None:
-            name = with_pattern(name, text, number_pattern)
+        name = chapter_name(text, item, config, number_pattern)
         if not key or (name.number is None and name.kind == CHAPTER):
             dropped += 1
             continue
         if key not in found:
             found[key] = (name, url, _chapter_date(item, config, notes) if config.chapter_date else None)
+    return finish_chapters(found, len(items), base_url, dropped=dropped, skipped=skipped)
+
+
+def is_skipped(item: Any, config: HtmlSourceConfig) -> bool:
+    """Whether `chapter_skip` marks the item (a locked or paid chapter): any of its specs yields a value."""
+    return any(fields.parse_value_spec(spec).first(item) for spec in config.chapter_skip)
+
+
+def chapter_name(text: str, item: Any, config: HtmlSourceConfig, number_pattern: re.Pattern[str] | None) -> ChapterName:
+    """The chapter's kind, number and own title from its printed text (and `chapter_number`, when the site
+    gives the number apart: a JSON chapter's `number` field)."""
+    number_spec = config.spec("chapter_number")
+    number_text = number_spec.first(item) if number_spec else ""
+    if not text and number_text:
+        text = f"Chapter {number_text}"
+    # "Chapter 12 - The Gate" -> chapter 12 "The Gate"; "Side Story 3" -> extra 3: readers add labels themselves.
+    name = classify(text)
+    if number_pattern is not None:
+        name = with_pattern(name, text, number_pattern)
+    if number_text and name.kind == CHAPTER:
+        try:
+            number = Decimal(number_text)
+        except ArithmeticError:
+            return name
+        if number.is_finite() and number != name.number:
+            name = replace(name, number=number)
+    return name
+
+
+def finish_chapters(
+    found: dict[str, tuple[ChapterName, str, dt.datetime | None]],
+    items: int,
+    base_url: str,
+    *,
+    dropped: int,
+    skipped: int,
+) -> ChapterParse:
+    """The chapters found, extras numbered, in reading order; what was dropped or skipped is logged."""
     if dropped:
         logger.warning("manga detail %s: dropped %d chapter item(s) without a link or number", base_url, dropped)
+    if skipped:
+        logger.info("manga detail %s: skipped %d locked or paid chapter(s) (chapter_skip)", base_url, skipped)
     # Every extra has a number once numbered in its list; a main chapter without one was dropped above.
     names = number_extras([name for name, _, _ in found.values()])
     chapters = [
@@ -246,7 +307,7 @@ def parse_chapter_items(
         )
         for (key, (_, url, published)), name in zip(found.items(), names, strict=True)
     ]
-    return ChapterParse(tuple(sorted(chapters, key=_reading_order)), len(items))
+    return ChapterParse(tuple(sorted(chapters, key=_reading_order)), items, skipped)
 
 
 def _reading_order(chapter: SourceChapter) -> tuple[object, ...]:
@@ -255,12 +316,21 @@ def _reading_order(chapter: SourceChapter) -> tuple[object, ...]:
 
 def parse_manga_metadata(html: str, base_url: str, config: HtmlSourceConfig) -> tuple[MangaMetadata, str]:
     """The manga's metadata and cover URL ("" when none)."""
-    tree = HTMLParser(html)
+    return manga_metadata(HTMLParser(html), base_url, config)
+
+
+def manga_metadata(tree: Any, base_url: str, config: HtmlSourceConfig) -> tuple[MangaMetadata, str]:
+    """The manga's metadata and cover URL from a parsed answer: an HTML tree, or a JSON value (JSON paths)."""
     title = _first(tree, config, "title")
     if not title:
         raise CrawlerError(f"manga detail {base_url}: the title selector {config.title!r} matched nothing")
-    cover_node = selectors.select_first(tree, config.cover) if config.cover else None
-    cover_url = image_url(cover_node, config.image_attrs, base_url) if cover_node else None
+    cover_url: str | None = None
+    if config.cover and (config.reads_json("cover") or config.cover.startswith("re:") or " | " in config.cover):
+        found = fields.parse_value_spec(config.cover).first(tree)
+        cover_url = urljoin(base_url, found) if found else None
+    elif config.cover and isinstance(tree, HTMLParser | Node):
+        cover_node = selectors.select_first(tree, config.cover)
+        cover_url = image_url(cover_node, config.image_attrs, base_url) if cover_node else None
     metadata = MangaMetadata(
         title=title,
         alt_titles=parse_alt_titles(_values(tree, config, "alt_titles"), config.alt_titles_separator, title),
@@ -272,15 +342,24 @@ def parse_manga_metadata(html: str, base_url: str, config: HtmlSourceConfig) -> 
     return metadata, cover_url or ""
 
 
-def parse_page_images(html: str, base_url: str, config: HtmlSourceConfig) -> list[str]:
+def parse_page_images(
+    html: str, base_url: str, config: HtmlSourceConfig, values: Mapping[str, object] | None = None
+) -> list[str]:
     """Absolute image URLs of a chapter's pages in reading order (duplicates collapse).
 
     The reader's <img> elements first; when they yield nothing and
-    `page_script` is set, the URL array from the inline script.
+    `page_script` is set, the URL array from the inline script. With
+    `page_image_url`, what image_attrs read is the template's {value} and
+    `values` (page_captures) fill the rest: Keyoapp's "{cdn}/uploads/{value}".
     """
     tree = HTMLParser(html)
     urls: list[str | None] = []
-    if config.page_image:
+    if config.page_image and config.page_image_url:
+        captured = values if values is not None else capture_values(tree, config.page_captures)
+        for node in selectors.select(tree, config.page_image):
+            raw = next((v for a in config.image_attrs if (v := (node.attributes.get(a) or "").strip())), "")
+            urls.append(image_from_value(raw, base_url, config, captured) if raw else None)
+    elif config.page_image:
         urls = [image_url(node, config.image_attrs, base_url) for node in selectors.select(tree, config.page_image)]
     found = list(dict.fromkeys(u for u in urls if u))
     if not found and config.page_script:
@@ -299,6 +378,11 @@ def script_images(tree: HTMLParser, pattern: str, path: str | None, base_url: st
             value: Any = chompjs.parse_js_object(text[match.start(1) :])
         except ValueError:
             continue
+        if path and path.startswith("$"):
+            found = [v for v in fields.json_values(value, path) if isinstance(v, str) and v.strip()]
+            if found:
+                return [urljoin(base_url, v.strip()) for v in found]
+            continue
         for step in path.split(".") if path else ():
             if isinstance(value, list) and step.isascii() and step.isdigit() and int(step) < len(value):
                 value = value[int(step)]
@@ -310,3 +394,20 @@ def script_images(tree: HTMLParser, pattern: str, path: str | None, base_url: st
         if isinstance(value, list):
             return [urljoin(base_url, v.strip()) for v in value if isinstance(v, str) and v.strip()]
     return []
+
+
+def capture_values(doc: Any, specs: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """The values `specs` ({name: value spec}) read in `doc`: the first of each; missing ones are left out."""
+    found = {}
+    for name, spec in specs:
+        value = fields.parse_value_spec(spec).first(doc)
+        if value:
+            found[name] = value
+    return found
+
+
+def image_from_value(value: str, page_url: str, config: HtmlSourceConfig, values: Mapping[str, object]) -> str:
+    """An image URL from what the page gave (an attribute, a JSON string), through `page_image_url` when set."""
+    if config.page_image_url:
+        value = fields.fill(config.page_image_url, {**values, "value": value}) or ""
+    return urljoin(page_url, value.replace(" ", "%20")) if value else ""

@@ -1,5 +1,7 @@
 """Settings presets for the WordPress manga theme families: `{"preset": "madara"}` and friends.
 
+The smaller families (JSON APIs and plain HTML readers) are in `crawler.sources.family_presets`.
+
 Each preset is the theme's stock markup and endpoints, as the theme ships
 them (and as the long-maintained multi-source scrapers for these themes
 describe them): list URL and paging, item/next selectors, detail fields,
@@ -14,30 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.errors import SourceConfigError
+from crawler.sources.family_presets import FAMILY_PRESETS
+from crawler.sources.headings import ALT_HEADINGS, AUTHOR_HEADINGS, STATUS_HEADINGS, any_heading
 
 _MADARA_IMAGE_ATTRS = ["data-src", "data-lazy-src", "srcset", "data-cfsrc", "src"]
-
-# Headings as the families' sites print them in their languages (en, es, pt, tr, id, fr, it, vi, ar, th, ru, zh,
-# ja): the per-site overrides of the long-maintained multi-source scrapers name these. `:contains` is
-# case-insensitive and matches within words ("Status" also finds "Statüsü").
-STATUS_HEADINGS = (
-    "Status", "Estado", "Situação", "Durum", "Statut", "Stato", "Trạng thái", "الحالة", "حالة العمل", "สถานะ",
-    "Статус", "状态", "連載状況",
-)  # fmt: skip
-AUTHOR_HEADINGS = (
-    "Author", "Autor", "Auteur", "Autore", "Yazar", "Pengarang", "Penulis", "seniman", "Mangaka", "Tác giả",
-    "المؤلف", "ผู้แต่ง", "Автор", "作者",
-)  # fmt: skip
-ALT_HEADINGS = (
-    "Alt", "Otros nombres", "Outros nomes", "Nombres", "Diğer", "Autres noms", "Tên khác", "Nama lain",
-    "أسماء أخرى", "الأسماء الثانوية", "ชื่ออื่น", "Другие названия", "别名",
-)  # fmt: skip
-
-
-def any_heading(template: str, words: tuple[str, ...]) -> str:
-    """`template` (with `%s` for the heading word) once per word, as one selector list."""
-    return ", ".join(template.replace("%s", word) for word in words)
-
 
 MADARA: dict[str, Any] = {
     # Newest first; WordPress pages archives as /page/N/ (page 1 redirects to the bare archive). A quarter of
@@ -181,6 +163,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "madara-load-more": MADARA_LOAD_MORE,
     "mangathemesia": MANGATHEMESIA,
     "manhwaz": MANHWAZ,
+    **FAMILY_PRESETS,
 }
 
 

@@ -37,3 +37,14 @@ def path_under(base_url: str, url: str) -> list[str] | None:
     if prefix and not (path == prefix or path.startswith(prefix + "/")):
         return None
     return [segment for segment in path[len(prefix) :].split("/") if segment]
+
+
+def sibling_api_origin(base_url: str) -> str:
+    """The `api.<host>` origin beside a site (same scheme and port): where Iken and HeanCMS sites serve JSON.
+
+    A host that already starts with `www.` gives up that label (`www.example.com` -> `api.example.com`).
+    """
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "").removeprefix("www.")
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://api.{host}{port}"
