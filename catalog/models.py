@@ -17,6 +17,7 @@ class Source(models.Model):
     class Kind(models.TextChoices):
         DEMO = "demo", "Built-in demo site"
         HTML = "html", "Selector-configured HTML site"
+        SUWAYOMI = "suwayomi", "A source of a Suwayomi-Server (Mihon extensions)"
 
     id = models.SlugField(primary_key=True, max_length=64)
     name = models.CharField(max_length=200)

@@ -10,10 +10,14 @@ class CrawlerConfig(AppConfig):
         from catalog.signals import bookmark_created
         from crawler import bookmark_hook, download_policy
         from crawler.sources.config import SETTINGS_KEYS, validate_source_settings
+        from crawler.sources.suwayomi import config as suwayomi_config
         from crawler.workers.handlers import CRAWL_KINDS
         from jobs import kinds
 
         source_settings.register("crawler", SETTINGS_KEYS, validate_source_settings)
+        source_settings.register(
+            "crawler.suwayomi", suwayomi_config.SETTINGS_KEYS, suwayomi_config.validate_suwayomi_settings
+        )
         source_settings.register("crawler.download_policy", {download_policy.KEY}, download_policy.validate)
         kinds.register(*CRAWL_KINDS)
 

@@ -1,4 +1,4 @@
-"""The adapter a Source row asks for (kind demo or html), with its limiter and session cookie."""
+"""The adapter a Source row asks for (kind demo, html or suwayomi), with its limiter and session cookie."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from crawler.sources.base import Source
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.demo import demo_settings
 from crawler.sources.html import HtmlSource
+from crawler.sources.suwayomi import config as suwayomi_config
+from crawler.sources.suwayomi.adapter import SuwayomiSource
 
 if TYPE_CHECKING:
     from catalog.models import Source as SourceRow
@@ -23,7 +25,7 @@ def get_source(
     cancel: threading.Event | None = None,
     yield_when_busy: bool = False,
 ) -> Source:
-    """The adapter for `source_row` (kind demo or html), with its session cookie loaded.
+    """The adapter for `source_row` (kind demo, html or suwayomi), with its session cookie loaded.
 
     Every request it makes takes a token and a slot from the source's limiter,
     shared through the database with every other worker; `cancel` (the job's
@@ -40,6 +42,10 @@ def get_source(
     from crawler.politeness.limiter import SourceLimiter
 
     settings = source_row.settings or {}
+    if source_row.kind == suwayomi_config.KIND:
+        bridge = suwayomi_config.SuwayomiConfig.from_settings(settings, source_id=source_row.id)
+        gate = SourceLimiter(source_row.id, bridge.politeness, cancel=cancel, yield_when_busy=yield_when_busy)
+        return SuwayomiSource(source_row.id, source_row.base_url, bridge, gate=gate)
     if source_row.kind == "demo":
         settings = demo_settings(**settings) if isinstance(settings, dict) else settings
     elif source_row.kind != "html":
