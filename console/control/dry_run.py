@@ -67,8 +67,12 @@ def dry_run(row: Source, *, browser: BrowserManager | None = None, clearance: Cl
     from crawler.errors import CrawlerError
     from crawler.sources.browser import BrowserManager
 
-    config = HtmlSourceConfig.from_settings(row.settings, source_id=row.id)
-    owned = browser is None and config.requires_browser
+    # A suwayomi row's pages are the server's GraphQL answers: no browser, whatever its settings.
+    needs_browser = (
+        row.kind != Source.Kind.SUWAYOMI
+        and HtmlSourceConfig.from_settings(row.settings, source_id=row.id).requires_browser
+    )
+    owned = browser is None and needs_browser
     if owned:
         browser = BrowserManager()
     if clearance is not None:

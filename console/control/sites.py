@@ -37,14 +37,16 @@ class SiteRefused(ValueError):
     """The source cannot be added or changed as asked; the message names the source and what to fix."""
 
 
-def new_source(*, name: str, base_url: str, settings: dict[str, Any], source_id: str | None = None) -> Source:
-    """An unsaved, validated html source row; raises SiteRefused naming what is wrong."""
+def new_source(
+    *, name: str, base_url: str, settings: dict[str, Any], source_id: str | None = None, kind: str = Source.Kind.HTML
+) -> Source:
+    """An unsaved, validated source row (html, or suwayomi); raises SiteRefused naming what is wrong."""
     source_id = source_id or slugify(name)
     if not source_id:
         raise SiteRefused(f"the name {name!r} gives no usable id; give an id")
     if Source.objects.filter(id=source_id).exists():
         raise SiteRefused(f"source {source_id!r} already exists (edit it, or pick another id)")
-    row = Source(id=source_id, name=name, kind=Source.Kind.HTML, base_url=base_url, settings=settings)
+    row = Source(id=source_id, name=name, kind=kind, base_url=base_url, settings=settings)
     try:
         refuse_nul(source_id, settings)
         row.full_clean()

@@ -22,6 +22,7 @@ from crawler.errors import CrawlerError
 from crawler.models import CrawlerState, SourceThrottle
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.demo import demo_settings
+from crawler.sources.suwayomi import config as suwayomi_config
 from jobs.models import IN_FLIGHT_STATES, Job, JobState
 
 LAST_PASS_PREFIX, LAST_PASS_SUFFIX = "metadata_pass:", ":last_pass"
@@ -47,10 +48,13 @@ class SourceState:
 def _politeness(row: Source) -> tuple[float | None, int | None, str]:
     settings = row.settings or {}
     try:
+        if row.kind == suwayomi_config.KIND:
+            limits = suwayomi_config.SuwayomiConfig.from_settings(settings, source_id=row.id).politeness
+            return limits.rate_limit, limits.max_concurrency, ""
         if row.kind == "demo" and isinstance(settings, dict):
             settings = demo_settings(**settings)
         config = HtmlSourceConfig.from_settings(settings, source_id=row.id)
-    except (CrawlerError, TypeError) as exc:
+    except (CrawlerError, TypeError, AttributeError) as exc:
         return None, None, str(exc)
     return config.rate_limit, config.max_concurrency, ""
 

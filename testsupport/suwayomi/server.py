@@ -58,6 +58,10 @@ class SuwayomiStandin:
     def manga(self, manga_id: int) -> StandinManga:
         return next(m for m in self.mangas if m.id == manga_id)
 
+    def publish(self, manga: StandinManga) -> None:
+        """A manga new on the source: first in its latest listing from now on."""
+        self.mangas = (manga, *self.mangas)
+
     def listing(self, source_id: str) -> list[StandinManga]:
         return [m for m in self.mangas if m.source_id == source_id]
 

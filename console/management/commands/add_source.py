@@ -1,4 +1,4 @@
-"""`manage.py add_source [NAME] URL [--preset P] [--set key=value ...] [--crawl-now]`: add an html source.
+"""`manage.py add_source [NAME] URL [--preset P | --suwayomi [SOURCE]] [--set key=value ...] [--crawl-now]`: add a source.
 
 Without `--preset` the site is probed (crawler.sources.discover): its base
 URL (an install under a sub-path included), theme, manga path, language and
@@ -11,6 +11,11 @@ operator reads what a crawl would store before it runs. The row is only kept
 when that dry run succeeds; otherwise nothing changes and the error names
 what to fix. The last line says when the first crawl starts, or
 `--crawl-now` enqueues it.
+
+With `--suwayomi`, URL is a Suwayomi-Server and the source one of its
+sources: `--suwayomi` alone lists them (id, language, NSFW flag), `--suwayomi
+ID-OR-NAME` adds that one (kind suwayomi; credentials and the language as
+`--set suwayomi_username=... suwayomi_password=... suwayomi_lang=en`).
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ from crawler.errors import CrawlerError
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
 from crawler.sources.presets import PRESETS
+from crawler.sources.suwayomi import adapter as suwayomi_adapter
+from crawler.sources.suwayomi.config import KIND as SUWAYOMI
+from crawler.sources.suwayomi.failures import pick_source
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:
@@ -52,6 +60,13 @@ class Command(BaseCommand):
             "(default: the home page's title); the source id is the name's slug unless --id is given",
         )
         parser.add_argument("--preset", choices=sorted(PRESETS), help="theme family the site runs (default: detect)")
+        parser.add_argument(
+            "--suwayomi",
+            nargs="?",
+            const="",
+            metavar="SOURCE",
+            help="URL is a Suwayomi-Server: add its source SOURCE (id or name); alone, list the server's sources",
+        )
         parser.add_argument("--id", dest="source_id", help="source id (a slug)")
         parser.add_argument(
             "--set",
@@ -70,6 +85,9 @@ class Command(BaseCommand):
             raise CommandError(f"expected [NAME] URL, got {len(given)} arguments: {' '.join(given)}")
         name, url = (given[0], given[1]) if len(given) == 2 else (None, given[0])
         overrides = dict(parse_assignment(a) for a in options["assignments"])
+        if options["suwayomi"] is not None:
+            self._add_suwayomi(name, url, options["suwayomi"], overrides, options)
+            return
         preset = options["preset"]
         settings: dict[str, Any] = {"preset": preset} if preset else {}
         # One browser for the probe and the dry run: it launches only if a JavaScript challenge (or
@@ -83,6 +101,41 @@ class Command(BaseCommand):
                 base_url, name, settings = probe.base_url, name or probe.title, probe.source_settings()
                 clearance = probe.clearance
             self._add(name, base_url, {**settings, **overrides}, options, browser=browser, clearance=clearance)
+
+    def _add_suwayomi(
+        self, name: str | None, url: str, wanted: str, overrides: dict[str, Any], options: dict[str, Any]
+    ) -> None:
+        """List the server's sources (no SOURCE given), or add the one named, after its dry run."""
+        try:
+            found = suwayomi_adapter.server_sources(url, settings=overrides)
+        except CrawlerError as exc:
+            raise CommandError(f"cannot list the sources of the Suwayomi-Server at {url}: {exc}") from exc
+        if not wanted:
+            self.stdout.write(f"{len(found)} source(s) on {url}:")
+            for source in found:
+                nsfw = "NSFW" if source.is_nsfw else "    "
+                latest = "" if source.supports_latest else "  (no latest listing: walked by popular)"
+                self.stdout.write(f"  {source.id:>20}  {source.lang:6} {nsfw}  {source.display_name}{latest}")
+            self.stdout.write(f"Then: add_source {url} --suwayomi ID (or the name, with --set suwayomi_lang=LANG)")
+            return
+        settings = {"suwayomi_source": wanted, **overrides}
+        try:
+            picked = pick_source("new", url, wanted, overrides.get("suwayomi_lang"), found)
+        except LookupError:
+            picked = None  # the dry run names the missing extension and how to install it
+        except CrawlerError as exc:
+            raise CommandError(str(exc)) from exc
+        try:
+            row = sites.new_source(
+                name=name or (picked.display_name if picked else wanted),
+                base_url=url,
+                settings=settings,
+                source_id=options["source_id"],
+                kind=SUWAYOMI,
+            )
+        except sites.SiteRefused as exc:
+            raise CommandError(str(exc)) from exc
+        self._save(row, settings, options, browser=None, clearance=None)
 
     def _add(
         self,
@@ -101,6 +154,12 @@ class Command(BaseCommand):
             HtmlSourceConfig.from_settings(settings, source_id=row.id)
         except (sites.SiteRefused, CrawlerError) as exc:
             raise CommandError(str(exc)) from exc
+        self._save(row, settings, options, browser=browser, clearance=clearance)
+
+    def _save(
+        self, row: Any, settings: dict[str, Any], options: dict[str, Any], *, browser: Any, clearance: Any
+    ) -> None:
+        """Keep `row` after its dry run (unless --no-dry-run) and say what happens next."""
         try:
             added = sites.add_site(
                 actor=None,

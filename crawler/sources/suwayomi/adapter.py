@@ -113,3 +113,17 @@ class SuwayomiSource:
     def close(self) -> None:
         self._http.close()
         self._gate.close()
+
+
+def server_sources(base_url: str, *, settings: dict[str, str] | None = None) -> list[ServerSource]:
+    """The sources a Suwayomi-Server offers (for picking one when adding a source), with its credentials keys.
+
+    `settings` may carry suwayomi_auth, suwayomi_username and suwayomi_password. Goes through the same guarded
+    transport as a crawl, without a politeness gate: one request, asked by an operator.
+    """
+    config = SuwayomiConfig.from_settings({"suwayomi_source": "-", **(settings or {})}, source_id="new")
+    adapter = SuwayomiSource("new", base_url, config)
+    try:
+        return adapter.client.sources()
+    finally:
+        adapter.close()
