@@ -11,6 +11,7 @@ from catalog.models import Source
 from crawler.errors import NotFound, PermanentError, SourceConfigError, SourceUnavailable
 from crawler.sources.factory import get_source
 from crawler.sources.suwayomi.failures import SourceNeedsLogin
+from jobs.worker.circuit import counts_toward_circuit
 from testsupport.suwayomi.catalog import HARBOR, NIGHT
 from testsupport.suwayomi.server import suwayomi_standin
 
@@ -121,15 +122,16 @@ def test_a_source_that_needs_a_webview_login_is_a_permanent_error_naming_the_sou
     standin.webview_sources.add(HARBOR.id)
     with pytest.raises(SourceNeedsLogin) as caught:
         get_source(_row(standin)).list_page(1)
-    assert isinstance(caught.value, PermanentError)
+    assert isinstance(caught.value, PermanentError) and not counts_toward_circuit(caught.value)
     assert "'Harbor Scans (EN)'" in str(caught.value) and "Log in via WebView" in str(caught.value)
 
 
-def test_suwayomi_down_is_an_outage(standin):
+def test_suwayomi_down_is_an_outage_the_circuit_breaker_counts(standin):
     source = get_source(_row(standin))
     standin.down = True
-    with pytest.raises(SourceUnavailable, match="503"):
+    with pytest.raises(SourceUnavailable, match="503") as caught:
         source.list_page(1)
+    assert counts_toward_circuit(caught.value)
 
 
 def test_a_server_that_is_not_listening_is_an_outage(standin):
