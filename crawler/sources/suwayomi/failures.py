@@ -85,6 +85,11 @@ def missing_source_error(
     """The error for a source the server does not have, saying how to install its extension in Suwayomi."""
     named = f"{wanted!r}" + (f" ({lang})" if lang else "")
     lead = f"source {source_id!r}: settings key 'suwayomi_source': Suwayomi at {server} has no source {named}"
+    if wanted.lstrip("-").isdigit():
+        return SourceConfigError(
+            f"{lead}: no installed extension has a source of that id — install its extension in Suwayomi's WebUI "
+            "(Browse → Extensions → Install), or pick an id the server lists (add_source URL --suwayomi)"
+        )
     available = [e for e in extensions if not e.is_installed]
     installed = [e for e in extensions if e.is_installed]
     if available:

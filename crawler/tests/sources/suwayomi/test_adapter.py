@@ -174,3 +174,8 @@ def test_wrong_credentials_name_the_settings_keys():
         row = _row(standin, suwayomi_auth="login", suwayomi_username="reader", suwayomi_password="wrong")
         with pytest.raises(SourceConfigError, match="refused the login of suwayomi_username 'reader'"):
             get_source(row).list_page(1)
+
+
+def test_an_id_the_server_lacks_says_to_install_its_extension_or_pick_a_listed_id(standin):
+    with pytest.raises(SourceConfigError, match="no installed extension has a source of that id"):
+        get_source(_row(standin, suwayomi_source="42")).list_page(1)
