@@ -39,7 +39,7 @@ def source_add_suwayomi(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"server_form": form}
     url = form.cleaned_data["server_url"]
     try:
-        context["server_sources"] = server_sources(url, settings=form.settings())
+        context["server_version"], context["server_sources"] = server_sources(url, settings=form.settings())
     except CrawlerError as exc:
         context["error"] = f"cannot list the sources of the Suwayomi-Server at {url}: {exc}"
         return _render(request, TEMPLATE, TITLE, status=400, **context)

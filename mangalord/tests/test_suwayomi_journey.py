@@ -28,7 +28,7 @@ from crawler import state_store
 from reader.tests.conftest import assert_valid_opds, basic
 from reader.tests.komga_schema import assert_komga_valid
 from testsupport.suwayomi.catalog import HARBOR, StandinChapter, StandinManga
-from testsupport.suwayomi.server import suwayomi_standin
+from testsupport.suwayomi.server import SERVER_VERSION, suwayomi_standin
 
 pytestmark = [pytest.mark.process, pytest.mark.django_db(transaction=True)]
 PASSWORD = "reader-password"
@@ -56,6 +56,7 @@ def test_a_suwayomi_source_added_by_an_operator_crawls_end_to_end_and_reads_in_e
     with suwayomi_standin(auth="login") as standin:
         # --- the operator lists the server's sources, then adds one by name and language ---------
         listed = manage(manage_cmd, env, "add_source", standin.base_url, "--suwayomi", *LOGIN)
+        assert f"3 source(s) on {standin.base_url} (Suwayomi-Server {SERVER_VERSION}):" in listed
         assert re.search(rf"{HARBOR.id}\s+en\s+Harbor Scans \(EN\)", listed)
         assert re.search(r"de\s+Harbor Scans \(DE\)", listed)
         assert re.search(r"en\s+NSFW\s+Night Shelf \(EN\)\s+\(no latest listing", listed)

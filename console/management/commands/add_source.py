@@ -107,11 +107,11 @@ class Command(BaseCommand):
     ) -> None:
         """List the server's sources (no SOURCE given), or add the one named, after its dry run."""
         try:
-            found = suwayomi_adapter.server_sources(url, settings=overrides)
+            version, found = suwayomi_adapter.server_sources(url, settings=overrides)
         except CrawlerError as exc:
             raise CommandError(f"cannot list the sources of the Suwayomi-Server at {url}: {exc}") from exc
         if not wanted:
-            self.stdout.write(f"{len(found)} source(s) on {url}:")
+            self.stdout.write(f"{len(found)} source(s) on {url} (Suwayomi-Server {version}):")
             for source in found:
                 nsfw = "NSFW" if source.is_nsfw else "    "
                 latest = "" if source.supports_latest else "  (no latest listing: walked by popular)"

@@ -12,9 +12,9 @@ from django.test import Client
 from catalog.models import Source
 from crawler.models import AuditEvent
 from testsupport.suwayomi.catalog import HAFEN, HARBOR, NIGHT
-from testsupport.suwayomi.server import SuwayomiStandin, suwayomi_standin
+from testsupport.suwayomi.server import SERVER_VERSION, SuwayomiStandin, suwayomi_standin
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 ADD = "/admin/crawler/sources/add-suwayomi/"
 LOGIN = {"username": "reader", "password": "secret", "auth": "login"}
 
@@ -50,6 +50,7 @@ def test_the_servers_sources_are_listed_with_language_and_nsfw_flag(client, stan
         (HAFEN.id, "Harbor Scans (DE)", "de", "-", "latest"),
         (NIGHT.id, "Night Shelf (EN)", "en", "NSFW", "popular"),
     ]
+    assert f"(Suwayomi-Server {SERVER_VERSION})" in page.content.decode()
     assert Source.objects.count() == 0
 
 

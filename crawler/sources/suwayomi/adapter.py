@@ -115,15 +115,15 @@ class SuwayomiSource:
         self._gate.close()
 
 
-def server_sources(base_url: str, *, settings: dict[str, str] | None = None) -> list[ServerSource]:
-    """The sources a Suwayomi-Server offers (for picking one when adding a source), with its credentials keys.
+def server_sources(base_url: str, *, settings: dict[str, str] | None = None) -> tuple[str, list[ServerSource]]:
+    """A Suwayomi-Server's version and the sources it offers (for picking one when adding a source).
 
     `settings` may carry suwayomi_auth, suwayomi_username and suwayomi_password. Goes through the same guarded
-    transport as a crawl, without a politeness gate: one request, asked by an operator.
+    transport as a crawl, without a politeness gate: two requests, asked by an operator.
     """
     config = SuwayomiConfig.from_settings({"suwayomi_source": "-", **(settings or {})}, source_id="new")
     adapter = SuwayomiSource("new", base_url, config)
     try:
-        return adapter.client.sources()
+        return adapter.client.server_version(), adapter.client.sources()
     finally:
         adapter.close()

@@ -115,6 +115,9 @@ class SuwayomiClient:
 
     # --- the queries the adapter makes ------------------------------------------------------
 
+    def server_version(self) -> str:
+        return answers.read_server_version(self.call(queries.ABOUT, {}, what="the aboutServer query")["data"])
+
     def sources(self) -> list[answers.ServerSource]:
         return answers.read_sources(self.call(queries.SOURCES, {}, what="the sources query")["data"])
 

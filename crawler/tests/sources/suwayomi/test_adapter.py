@@ -15,7 +15,7 @@ from jobs.worker.circuit import counts_toward_circuit
 from testsupport.suwayomi.catalog import HARBOR, NIGHT
 from testsupport.suwayomi.server import suwayomi_standin
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 FAST = {"rate_limit": 200, "burst": 50, "max_concurrency": 8}
 
 

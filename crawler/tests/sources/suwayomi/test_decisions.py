@@ -15,6 +15,8 @@ from crawler.sources.suwayomi.config import SuwayomiConfig
 from crawler.sources.suwayomi.failures import SourceNeedsLogin, error_for
 from crawler.sources.suwayomi.records import chapter_name, manga_id_from_url, manga_url, published_at
 
+pytestmark = pytest.mark.sqlite_ok
+
 
 @pytest.mark.parametrize(
     ("message", "kind"),

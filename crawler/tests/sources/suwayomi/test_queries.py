@@ -8,6 +8,8 @@ from graphql import GraphQLObjectType
 from crawler.sources.suwayomi import queries
 from crawler.sources.suwayomi.schema import document_errors, suwayomi_schema
 
+pytestmark = pytest.mark.sqlite_ok
+
 
 @pytest.mark.parametrize("name", sorted(queries.ALL))
 def test_each_document_we_send_validates_against_the_recorded_schema(name):
