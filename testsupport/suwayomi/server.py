@@ -58,6 +58,10 @@ class SuwayomiStandin:
     def manga(self, manga_id: int) -> StandinManga:
         return next(m for m in self.mangas if m.id == manga_id)
 
+    def expire_tokens(self) -> None:
+        """Every UI_LOGIN token expires (a client must log in again)."""
+        self._tokens.clear()
+
     def publish(self, manga: StandinManga) -> None:
         """A manga new on the source: first in its latest listing from now on."""
         self.mangas = (manga, *self.mangas)

@@ -163,6 +163,17 @@ def test_credentials_reach_a_server_with_auth_on(mode):
         assert standin.invalid == []
 
 
+def test_an_expired_login_token_is_asked_again_once():
+    with suwayomi_standin(auth="login") as standin:
+        row = _row(standin, suwayomi_auth="login", suwayomi_username="reader", suwayomi_password="secret")
+        source = get_source(row)
+        source.list_page(1)
+        standin.expire_tokens()
+        refs, _ = source.list_page(2)
+        assert [r.key for r in refs] == ["4", "5", "6"]
+        assert standin.operations.count("Login") == 2
+
+
 def test_a_server_with_auth_on_and_no_credentials_names_the_settings_keys():
     with suwayomi_standin(auth="basic") as standin:
         with pytest.raises(SourceConfigError, match="set suwayomi_username and suwayomi_password"):
