@@ -97,7 +97,8 @@ EXTENSIONS = (
     StandinExtension("eu.kanade.tachiyomi.extension.en.comicwharf", "Comic Wharf", "en", False),
 )
 _TITLES = ("Crimson Tide", "Silver Wolf", "Quiet Harbor", "Iron Garden", "Paper Moon", "Salt Road", "Glass Key")
-_STATUSES = ("ONGOING", "COMPLETED", "ON_HIATUS", "PUBLISHING_FINISHED", "CANCELLED", "LICENSED", "UNKNOWN")
+# Values both recorded schemas have (r1353's MangaStatus has no UNKNOWN); LICENSED maps to our "unknown".
+_STATUSES = ("ONGOING", "COMPLETED", "ON_HIATUS", "PUBLISHING_FINISHED", "CANCELLED", "LICENSED", "ONGOING")
 
 
 def _ms(moment: dt.datetime) -> int:

@@ -1,7 +1,8 @@
 """The stand-in Suwayomi-Server: the recorded schema executed by graphql-core over the catalog, on 127.0.0.1.
 
 It answers what the real server answers at the same paths: POST
-`/api/graphql` (every document validated against `schema.graphql` before it
+`/api/graphql` (every document validated against the recorded schema of its
+`version`, r2320 by default or the oldest, r1353, before it
 runs; an invalid one is logged in `invalid` and answered 400 with its errors,
 as graphql-kotlin does), the thumbnail and page-image endpoints, and the
 auth modes BASIC_AUTH (401 with `WWW-Authenticate: Basic`) and UI_LOGIN
@@ -25,12 +26,13 @@ from typing import Any
 
 from graphql import GraphQLError, graphql_sync, parse, validate
 
-from crawler.sources.suwayomi.schema import suwayomi_schema
+from crawler.sources.suwayomi.schema import NEWEST, suwayomi_schema
 from testsupport.suwayomi.catalog import EXTENSIONS, SOURCES, StandinManga, build_mangas
 from testsupport.theme_sites.server import FixtureServer, Request, Response, png
 
 LIST_PAGE_SIZE = 3
 SERVER_VERSION = "v2.1.2320"
+LEGACY_VERSION = "v0.7.0-r1353"
 _THUMBNAIL = re.compile(r"^/api/v1/manga/(\d+)/thumbnail$")
 _PAGE = re.compile(r"^/api/v1/manga/(\d+)/chapter/(\d+)/page/(\d+)$")
 
@@ -40,7 +42,11 @@ def _json(body: Any, status: int = 200) -> Response:
 
 
 class SuwayomiStandin:
-    def __init__(self, *, auth: str | None = None, username: str = "reader", password: str = "secret") -> None:
+    def __init__(
+        self, *, auth: str | None = None, username: str = "reader", password: str = "secret", version: str = NEWEST
+    ) -> None:
+        self.schema = suwayomi_schema(version)  # the server's: r2320 (newest recorded) or r1353 (oldest)
+        self.version = version
         self.mangas = build_mangas(dt.datetime.now(dt.UTC).replace(microsecond=0))
         self.auth, self.username, self.password = auth, username, password
         self.down = False
@@ -104,13 +110,13 @@ class SuwayomiStandin:
             document = parse(payload["query"])
         except (ValueError, KeyError, GraphQLError) as exc:
             return _json({"errors": [{"message": f"bad request: {exc}"}]}, 400)
-        errors = validate(suwayomi_schema(), document)
+        errors = validate(self.schema, document)
         if errors:
             self.invalid.append((payload["query"], [e.message for e in errors]))
             return _json({"errors": [e.formatted for e in errors]}, 400)
         self.operations.append(document.definitions[0].name.value)  # type: ignore[attr-defined]
         result = graphql_sync(
-            suwayomi_schema(), payload["query"], root_value=self._root(), variable_values=payload.get("variables")
+            self.schema, payload["query"], root_value=self._root(), variable_values=payload.get("variables")
         )
         return _json(result.formatted)
 
@@ -119,6 +125,7 @@ class SuwayomiStandin:
     def _root(self) -> dict[str, Any]:
         return {
             "aboutServer": lambda info: {"name": "Suwayomi-Server", "version": SERVER_VERSION},
+            "about": lambda info: {"name": "Tachidesk", "version": LEGACY_VERSION},
             "login": self._login,
             "sources": lambda info, **_: {"nodes": [_source(s) for s in SOURCES]},
             "extensions": self._extensions,

@@ -192,5 +192,5 @@ def read_access_token(data: Any) -> str:
     return _Reader(data, "data").child("login").text("accessToken")
 
 
-def read_server_version(data: Any) -> str:
-    return _Reader(data, "data").child("aboutServer").text("version")
+def read_server_version(data: Any, field: str = "aboutServer") -> str:
+    return _Reader(data, "data").child(field).text("version")

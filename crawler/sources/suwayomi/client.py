@@ -16,7 +16,7 @@ import json
 from typing import Any
 from urllib.parse import urljoin
 
-from crawler.errors import SourceConfigError
+from crawler.errors import CrawlerError, SourceConfigError
 from crawler.sources.answers import raise_for_status
 from crawler.sources.http import SourceHttp
 from crawler.sources.suwayomi import answers, queries
@@ -116,7 +116,13 @@ class SuwayomiClient:
     # --- the queries the adapter makes ------------------------------------------------------
 
     def server_version(self) -> str:
-        return answers.read_server_version(self.call(queries.ABOUT, {}, what="the aboutServer query")["data"])
+        """The server's version; older servers name the query `about`, and know nothing of `aboutServer`."""
+        try:
+            reply = self.call(queries.ABOUT, {}, what="the aboutServer query")
+        except CrawlerError:
+            reply = self.call(queries.ABOUT_LEGACY, {}, what="the about query")
+            return answers.read_server_version(reply["data"], "about")
+        return answers.read_server_version(reply["data"])
 
     def sources(self) -> list[answers.ServerSource]:
         return answers.read_sources(self.call(queries.SOURCES, {}, what="the sources query")["data"])

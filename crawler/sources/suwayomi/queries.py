@@ -1,4 +1,8 @@
-"""Every GraphQL document the Suwayomi adapter sends, validated against `schema.graphql` by the tests.
+"""Every GraphQL document the Suwayomi adapter sends, validated against the recorded schemas by the tests.
+
+The crawl's documents are valid against the oldest and the newest recorded
+server (r1353 and r2320); `ABOUT` and `LOGIN` need newer servers (`ABOUT_LEGACY`
+is asked where `ABOUT` is refused; `login` exists only where UI_LOGIN does).
 
 Fields chosen exist in every server the adapter supports: `isNsfw` (deprecated
 for `contentWarning` in newer servers, still answered) rather than
@@ -10,6 +14,13 @@ from __future__ import annotations
 ABOUT = """
 query About {
   aboutServer { name version }
+}
+"""
+
+# Servers before `aboutServer` (r1353 and its time) answer the same as `about`.
+ABOUT_LEGACY = """
+query AboutLegacy {
+  about { name version }
 }
 """
 
@@ -66,6 +77,7 @@ mutation ChapterPages($chapterId: Int!) {
 
 ALL = {
     "About": ABOUT,
+    "AboutLegacy": ABOUT_LEGACY,
     "Login": LOGIN,
     "Sources": SOURCES,
     "Extensions": EXTENSIONS,

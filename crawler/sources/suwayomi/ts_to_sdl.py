@@ -8,6 +8,9 @@ nullability and enum value, so the SDL is recovered mechanically:
 
     python -m crawler.sources.suwayomi.ts_to_sdl graphql-base.types.ts > schema.graphql
 
+An older WebUI kept base types and its operations' types in one file
+(`graphql.ts`); the operations' one-line result types are skipped.
+
 Names come from `__typename` where the plugin kept it (it PascalCases TS
 names: `AboutWebUi` is GraphQL's `AboutWebUI`); descriptions are dropped,
 deprecations kept. Interfaces the plugin flattened into unions of their
@@ -42,6 +45,10 @@ def convert(text: str) -> str:
     blocks: list[tuple[str, str, str, str]] = []
     for match in re.finditer(r"^export (type|enum) (\w+)(.*?)(?=^export |\Z)", text, re.M | re.S):
         kind, name, body = match[1], match[2], match[3]
+        if name in ("Maybe", "InputMaybe", "Scalars") or body.startswith("<"):  # codegen's generic helpers
+            continue
+        if re.match(r"\s*=\s*(?:\{ |Exact<)", body):  # an operation's or fragment's one-line result type
+            continue
         typename = re.search(r"__typename\?: '(\w+)'", body)
         blocks.append((kind, name, body, typename[1] if typename else name))
     names = {name: gql for _, name, _, gql in blocks}
@@ -49,8 +56,6 @@ def convert(text: str) -> str:
     out: list[str] = []
     parsed: list[tuple[str, str, str, list[tuple[str, str, str | None, str]], list[str]]] = []
     for kind, name, body, gql in blocks:
-        if name in ("Maybe", "InputMaybe", "Scalars"):
-            continue
         if kind == "enum":
             values = re.findall(r"= '(\w+)',", body)
             out.append(f"enum {gql} {{\n" + "".join(f"  {v}\n" for v in values) + "}\n")

@@ -10,6 +10,7 @@ import pytest
 from catalog.models import Source
 from crawler.errors import NotFound, PermanentError, SourceConfigError, SourceUnavailable
 from crawler.sources.factory import get_source
+from crawler.sources.suwayomi import queries
 from crawler.sources.suwayomi.failures import SourceNeedsLogin
 from jobs.worker.circuit import counts_toward_circuit
 from testsupport.suwayomi.catalog import HARBOR, NIGHT
@@ -190,3 +191,20 @@ def test_wrong_credentials_name_the_settings_keys():
 def test_an_id_the_server_lacks_says_to_install_its_extension_or_pick_a_listed_id(standin):
     with pytest.raises(SourceConfigError, match="no installed extension has a source of that id"):
         get_source(_row(standin, suwayomi_source="42")).list_page(1)
+
+
+def test_a_server_of_the_oldest_recorded_schema_is_listed_and_crawled_alike():
+    from crawler.sources.suwayomi.adapter import server_sources
+    from crawler.sources.suwayomi.schema import OLDEST
+    from testsupport.suwayomi.server import LEGACY_VERSION
+
+    with suwayomi_standin(version=OLDEST) as standin:
+        version, found = server_sources(standin.base_url)
+        assert (version, len(found)) == (LEGACY_VERSION, 3)  # `about`, asked after `aboutServer` was refused
+        source = get_source(_row(standin))
+        assert _walk(source) == [str(m.id) for m in standin.listing(HARBOR.id)]
+        refs, _ = source.list_page(1)
+        chapter = source.manga_detail(refs[0]).chapters[-1]
+        assert len(source.chapter_pages(chapter)) == 2
+        assert [doc for doc, _ in standin.invalid] == [queries.ABOUT]
+        standin.invalid.clear()
