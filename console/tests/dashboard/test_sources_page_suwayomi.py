@@ -70,6 +70,7 @@ def test_picking_one_shows_its_dry_run_then_adds_it_audited(client, standin):
     assert AuditEvent.objects.filter(action="add_source", target_id=row.id).exists()
     listed = client.get("/admin/crawler/sources/").content.decode()
     assert "Harbor Scans (EN)" in listed
+    assert re.search(r'data-col="rate-limit"[^>]*>2.0/s, 2 at once</td>', listed)  # its politeness, as for any source
 
 
 def test_a_server_that_refuses_the_credentials_changes_nothing_and_says_which_keys(client, standin):
