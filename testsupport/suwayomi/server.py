@@ -127,7 +127,7 @@ class SuwayomiStandin:
             "aboutServer": lambda info: {"name": "Suwayomi-Server", "version": SERVER_VERSION},
             "about": lambda info: {"name": "Tachidesk", "version": LEGACY_VERSION},
             "login": self._login,
-            "sources": lambda info, **_: {"nodes": [_source(s) for s in SOURCES]},
+            "sources": self._sources,
             "extensions": self._extensions,
             "fetchSourceManga": self._fetch_source_manga,
             "fetchManga": self._fetch_manga,
@@ -141,6 +141,11 @@ class SuwayomiStandin:
         token = f"token-{len(self._tokens) + 1}"
         self._tokens.add(token)
         return {"accessToken": token, "refreshToken": f"refresh-{token}"}
+
+    def _sources(self, info: Any, condition: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
+        wanted = {k: v for k, v in (condition or {}).items() if v is not None}
+        found = [s for s in SOURCES if all(_source(s)[k] == v for k, v in wanted.items())]
+        return {"nodes": [_source(s) for s in found]}
 
     def _extensions(self, info: Any, condition: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
         name = (condition or {}).get("name")

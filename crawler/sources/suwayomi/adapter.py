@@ -61,7 +61,7 @@ class SuwayomiSource:
         """The server's source the settings name, looked up once per adapter."""
         if self._source is None:
             config = self.config
-            found = self.client.sources()
+            found = self.client.sources(config.source if config.source_is_id else None)
             try:
                 self._source = pick_source(self.source_id, self.server, config.source, config.lang, found)
             except LookupError:

@@ -124,8 +124,12 @@ class SuwayomiClient:
             return answers.read_server_version(reply["data"], "about")
         return answers.read_server_version(reply["data"])
 
-    def sources(self) -> list[answers.ServerSource]:
-        return answers.read_sources(self.call(queries.SOURCES, {}, what="the sources query")["data"])
+    def sources(self, source_id: str | None = None) -> list[answers.ServerSource]:
+        """The server's sources: every one, or the one of `source_id` (an empty list when it has none)."""
+        if source_id is None:
+            return answers.read_sources(self.call(queries.SOURCES, {}, what="the sources query")["data"])
+        reply = self.call(queries.SOURCE_BY_ID, {"id": source_id}, what=f"the sources query for id {source_id}")
+        return answers.read_sources(reply["data"])
 
     def extensions(self, name: str) -> list[answers.ServerExtension]:
         reply = self.call(queries.EXTENSIONS, {"name": name}, what="the extensions query")

@@ -36,6 +36,13 @@ query Sources {
 }
 """
 
+# A source named by id: the server filters, so the answer is one source, not every installed one.
+SOURCE_BY_ID = """
+query SourceById($id: LongString!) {
+  sources(condition: {id: $id}) { nodes { id name displayName lang isNsfw supportsLatest } }
+}
+"""
+
 EXTENSIONS = """
 query Extensions($name: String!) {
   extensions(condition: {name: $name}) { nodes { pkgName name lang isInstalled } }
@@ -80,6 +87,7 @@ ALL = {
     "AboutLegacy": ABOUT_LEGACY,
     "Login": LOGIN,
     "Sources": SOURCES,
+    "SourceById": SOURCE_BY_ID,
     "Extensions": EXTENSIONS,
     "SourceManga": SOURCE_MANGA,
     "Manga": MANGA,

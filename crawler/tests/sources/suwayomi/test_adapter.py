@@ -40,7 +40,8 @@ def test_the_walk_is_the_latest_listing_page_by_page_until_has_next_page_is_fals
     source = get_source(_row(standin))
     assert _walk(source) == [str(m.id) for m in standin.listing(HARBOR.id)]
     assert standin.operations.count("SourceManga") == 3  # 7 mangas, 3 a page
-    assert standin.operations.count("Sources") == 1  # the source is resolved once per adapter
+    assert standin.operations.count("SourceById") == 1  # resolved once per adapter, by the server's filter
+    assert "Sources" not in standin.operations
 
 
 def test_a_source_without_latest_is_walked_by_its_popular_listing(standin):
