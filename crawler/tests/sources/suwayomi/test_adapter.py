@@ -209,3 +209,12 @@ def test_a_server_of_the_oldest_recorded_schema_is_listed_and_crawled_alike():
         assert len(source.chapter_pages(chapter)) == 2
         assert [doc for doc, _ in standin.invalid] == [queries.ABOUT]
         standin.invalid.clear()
+
+
+def test_a_suwayomi_server_on_an_inside_address_is_refused_unless_a_setting_names_its_network(standin, settings):
+    from crawler.errors import FetchRefused
+
+    settings.OUTBOUND_ALLOWED_NETWORKS = ()  # the production default
+    with pytest.raises(FetchRefused, match="OUTBOUND_ALLOWED_NETWORKS"):
+        get_source(_row(standin)).list_page(1)
+    assert standin.operations == []  # refused before any connection
