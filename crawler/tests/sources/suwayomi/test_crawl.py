@@ -1,17 +1,20 @@
-"""A suwayomi source through the queue (in-process crawl worker): reconcile, a WebView login, an outage."""
+"""A suwayomi source through the queue (in-process and real crawl workers): reconcile, a WebView login, an outage."""
 
 from __future__ import annotations
 
 import pytest
 
 from catalog.models import Chapter, Manga, Source
+from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent
 from crawler.sources.suwayomi.failures import SourceNeedsLogin
 from jobs import queue
-from jobs.models import Job
+from jobs.models import Job, JobState, WorkerStatus
 from jobs.worker.circuit import counts_toward_circuit
+from jobs.worker.status.handle import StatusHandle
 from testsupport.suwayomi.catalog import HARBOR, StandinChapter, StandinManga
 from testsupport.theme_sites.expect import LOCAL_PACE, crawl, drain_crawl_worker
+from testsupport.worker_processes import wait_until, worker_pool
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -60,3 +63,30 @@ def test_suwayomi_down_leaves_the_download_to_be_retried_not_dead(standin):
     drain_crawl_worker()
     job = Job.objects.get(kind=SyncChapterContent.kind, payload__chapter_id=str(chapter.id), state__in=["pending"])
     assert "503" in job.last_error and job.attempts == 1  # not dead: retried after its backoff
+
+
+@pytest.fixture
+def workers(child_env, manage_cmd, tmp_path):
+    yield from worker_pool(child_env, manage_cmd, tmp_path)
+
+
+@pytest.mark.process
+def test_suwayomi_down_trips_a_real_workers_circuit_instead_of_dead_lettering_every_download(
+    standin, settings, workers
+):
+    settings.ANALYSIS_ENABLED = False
+    settings.JOBS_MAX_ATTEMPTS = 1  # without the breaker every job would die on its first failure
+    row = _row(standin)
+    run_metadata_pass(row, status=StatusHandle())
+    downloads = Job.objects.filter(kind=SyncChapterContent.kind)
+    assert downloads.filter(state=JobState.PENDING).count() == 17
+
+    standin.down = True
+    worker = workers.start(JOBS_CIRCUIT_BREAKER_THRESHOLD="2", JOBS_CIRCUIT_BREAKER_COOLDOWN_SECS="300")
+    wait_until(
+        lambda: WorkerStatus.objects.filter(pid=worker.pid, flags__circuit_open_until__isnull=False).first(),
+        what="the circuit to open",
+    )
+    assert worker.terminate() == 0
+    assert downloads.filter(state=JobState.DEAD).count() == 2  # the two failures that tripped it
+    assert downloads.filter(state=JobState.PENDING, attempts=0).count() == 15  # untouched, for when it is back
