@@ -56,9 +56,8 @@ class SuwayomiSource:
         self.client = SuwayomiClient(source_id, self.server, config, http)
         self._source: ServerSource | None = None
 
-    @property
-    def server_source(self) -> ServerSource:
-        """The server's source the settings name, looked up once per adapter."""
+    def resolve_source(self) -> ServerSource:
+        """The server's source the settings name, looked up once per adapter (its name then labels errors)."""
         if self._source is None:
             config = self.config
             found = self.client.sources(config.source if config.source_is_id else None)
@@ -78,7 +77,7 @@ class SuwayomiSource:
     def list_page(self, n: int) -> tuple[list[SourceMangaRef], bool]:
         if n < 1:
             raise ValueError("list pages are numbered from 1")
-        source = self.server_source
+        source = self.resolve_source()
         page = self.client.manga_page(source.id, listing_for(source, self.config, self.source_id), n)
         return [records.manga_ref(self.server, m) for m in page.mangas], page.has_next_page
 
@@ -88,7 +87,7 @@ class SuwayomiSource:
             manga_id = int(ref.key)
         if manga_id is None:
             raise NotFound(f"source {self.source_id!r}: {ref.url} is no manga of Suwayomi at {self.server}")
-        self.server_source  # noqa: B018 - names the source in the errors of what follows
+        self.resolve_source()
         manga = self.client.manga(manga_id)
         chapters = self.client.chapters(manga_id)
         return MangaDetail(

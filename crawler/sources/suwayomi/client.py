@@ -60,7 +60,7 @@ class SuwayomiClient:
             raise error_for(self.source_id, self.label, what, messages)
         if not isinstance(reply, dict) or not isinstance(reply.get("data"), dict):
             raise MalformedAnswer(f"source {self.source_id!r}: {self.endpoint} answered {what} without data")
-        return reply
+        return reply["data"]
 
     def _post(self, document: str, variables: dict[str, Any], *, what: str) -> tuple[int, Any]:
         body = json.dumps({"query": document, "variables": variables}).encode()
@@ -121,32 +121,32 @@ class SuwayomiClient:
             reply = self.call(queries.ABOUT, {}, what="the aboutServer query")
         except CrawlerError:
             reply = self.call(queries.ABOUT_LEGACY, {}, what="the about query")
-            return answers.read_server_version(reply["data"], "about")
-        return answers.read_server_version(reply["data"])
+            return answers.read_server_version(reply, "about")
+        return answers.read_server_version(reply)
 
     def sources(self, source_id: str | None = None) -> list[answers.ServerSource]:
         """The server's sources: every one, or the one of `source_id` (an empty list when it has none)."""
         if source_id is None:
-            return answers.read_sources(self.call(queries.SOURCES, {}, what="the sources query")["data"])
+            return answers.read_sources(self.call(queries.SOURCES, {}, what="the sources query"))
         reply = self.call(queries.SOURCE_BY_ID, {"id": source_id}, what=f"the sources query for id {source_id}")
-        return answers.read_sources(reply["data"])
+        return answers.read_sources(reply)
 
     def extensions(self, name: str) -> list[answers.ServerExtension]:
         reply = self.call(queries.EXTENSIONS, {"name": name}, what="the extensions query")
-        return answers.read_extensions(reply["data"])
+        return answers.read_extensions(reply)
 
     def manga_page(self, source: str, listing: str, page: int) -> answers.MangaPage:
         variables = {"source": source, "type": listing, "page": page, "query": None}
         reply = self.call(queries.SOURCE_MANGA, variables, what=f"{listing} list page {page}")
-        return answers.read_manga_page(reply["data"])
+        return answers.read_manga_page(reply)
 
     def manga(self, manga_id: int) -> answers.ServerManga:
-        return answers.read_fetched_manga(self.call(queries.MANGA, {"id": manga_id}, what=f"manga {manga_id}")["data"])
+        return answers.read_fetched_manga(self.call(queries.MANGA, {"id": manga_id}, what=f"manga {manga_id}"))
 
     def chapters(self, manga_id: int) -> list[answers.ServerChapter]:
         reply = self.call(queries.CHAPTERS, {"mangaId": manga_id}, what=f"the chapters of manga {manga_id}")
-        return answers.read_chapters(reply["data"])
+        return answers.read_chapters(reply)
 
     def pages(self, chapter_id: int) -> tuple[str, ...]:
         reply = self.call(queries.CHAPTER_PAGES, {"chapterId": chapter_id}, what=f"the pages of chapter {chapter_id}")
-        return answers.read_pages(reply["data"])
+        return answers.read_pages(reply)

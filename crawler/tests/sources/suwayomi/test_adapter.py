@@ -60,7 +60,7 @@ def test_a_name_in_several_languages_asks_for_suwayomi_lang_and_the_language_pic
         get_source(_row(standin, suwayomi_source="Harbor Scans")).list_page(1)
     Source.objects.all().delete()
     source = get_source(_row(standin, suwayomi_source="harbor scans", suwayomi_lang="en"))
-    assert source.server_source.id == HARBOR.id
+    assert source.resolve_source().id == HARBOR.id
 
 
 def test_manga_detail_maps_metadata_cover_and_every_kind_of_chapter_number(standin):
