@@ -65,6 +65,7 @@ def test_a_suwayomi_source_added_by_an_operator_crawls_end_to_end_and_reads_in_e
             "--set", "suwayomi_lang=en", *LOGIN, *LOCAL_PACE,
         )  # fmt: skip
         assert f"added source '{SOURCE_ID}'" in added
+        assert '"suwayomi_password": "(hidden)"' in added and "secret" not in added
         assert "list page 1: 3 manga(s), more pages" in added
 
         # --- the crawl: the real metadata pass and crawl worker -----------------------------------

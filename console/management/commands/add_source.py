@@ -27,6 +27,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from console.control import sites
+from crawler import audit
 from crawler.errors import CrawlerError
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
@@ -49,7 +50,10 @@ def parse_assignment(text: str) -> tuple[str, Any]:
 
 
 class Command(BaseCommand):
-    help = "Add an html source (theme detected from its home page, or --preset) and show a dry run of what it yields."
+    help = (
+        "Add an html source (theme detected from its home page, or --preset), or a Suwayomi-Server's source "
+        "(--suwayomi), and show a dry run of what it yields."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -175,7 +179,9 @@ class Command(BaseCommand):
         if added.dry_run is not None:
             self.stdout.write("\n".join(added.dry_run.lines()))
         self.stdout.write(
-            self.style.SUCCESS(f"added source {row.id!r} ({row.base_url}) settings={json.dumps(settings)}")
+            self.style.SUCCESS(
+                f"added source {row.id!r} ({row.base_url}) settings={json.dumps(audit.without_secrets(settings))}"
+            )
         )
         if options["crawl_now"]:
             started = f"job {added.crawl_job}" if added.crawl_job else "one was already in flight"

@@ -67,7 +67,9 @@ def test_picking_one_shows_its_dry_run_then_adds_it_audited(client, standin):
         "suwayomi_source": HARBOR.id, "suwayomi_auth": "login", "suwayomi_username": "reader",
         "suwayomi_password": "secret",
     }  # fmt: skip
-    assert AuditEvent.objects.filter(action="add_source", target_id=row.id).exists()
+    audited = AuditEvent.objects.get(action="add_source", target_id=row.id)
+    assert audited.detail["settings"]["suwayomi_password"] == "(hidden)"  # an audit row carries no secret
+    assert "secret" not in str(audited.detail)
     listed = client.get("/admin/crawler/sources/").content.decode()
     assert "Harbor Scans (EN)" in listed
     assert re.search(r'data-col="rate-limit"[^>]*>2.0/s, 2 at once</td>', listed)  # its politeness, as for any source
