@@ -21,6 +21,7 @@ from console.dashboard.source_forms import SuwayomiServerForm, SuwayomiSourceFor
 from console.dashboard.sources import _render, operator_required
 from crawler.errors import CrawlerError
 from crawler.sources.suwayomi.adapter import server_sources
+from crawler.sources.suwayomi.config import settings_for
 
 TEMPLATE = "console/source_add_suwayomi.html"
 TITLE = "Add a Suwayomi source"
@@ -47,11 +48,12 @@ def source_add_suwayomi(request: HttpRequest) -> HttpResponse:
         return _render(request, TEMPLATE, TITLE, **context)
     data = form.cleaned_data
     context["picked"] = data["source"]
-    named = [s.display_name for s in context["server_sources"] if s.id == data["source"]]
-    settings = {"suwayomi_source": data["source"], **form.settings()}
+    picked = [s for s in context["server_sources"] if s.id == data["source"]]
+    given = {"suwayomi_source": data["source"], **form.settings()}
+    settings = settings_for(picked[0], given) if picked else given
     try:
         row = sites.new_source(
-            name=data["name"] or (named[0] if named else data["source"]),
+            name=data["name"] or (picked[0].display_name if picked else data["source"]),
             base_url=url,
             settings=settings,
             source_id=data["source_id"] or None,

@@ -22,7 +22,7 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from catalog.models import Chapter, Manga, Page
+from catalog.models import Chapter, Manga, Page, Source
 from conftest import REPO_ROOT
 from crawler import state_store
 from reader.tests.conftest import assert_valid_opds, basic
@@ -67,6 +67,8 @@ def test_a_suwayomi_source_added_by_an_operator_crawls_end_to_end_and_reads_in_e
         assert f"added source '{SOURCE_ID}'" in added
         assert '"suwayomi_password": "(hidden)"' in added and "secret" not in added
         assert "list page 1: 3 manga(s), more pages" in added
+        settings = Source.objects.get(id=SOURCE_ID).settings
+        assert (settings["suwayomi_source"], settings["language"]) == (HARBOR.id, "en")  # by id; its language
 
         # --- the crawl: the real metadata pass and crawl worker -----------------------------------
         started = time.monotonic()
@@ -118,6 +120,7 @@ def test_a_suwayomi_source_added_by_an_operator_crawls_end_to_end_and_reads_in_e
         feed = Client().get(f"/opds/mangas/{crimson.id}/", **auth)
         doc = assert_valid_opds(opds_schema, feed.content)
         assert [e.findtext("{http://www.w3.org/2005/Atom}title") for e in doc.iter("{*}entry")] == shown
+        assert {e.findtext("{http://purl.org/dc/terms/}language") for e in doc.iter("{*}entry")} == {"en"}
 
         cbz = zipfile.ZipFile(io.BytesIO(body(Client().get(f"/opds/chapters/{first.id}/cbz/", **auth))))
         assert [cbz.read(n) for n in cbz.namelist() if n != "ComicInfo.xml"] == list(served)

@@ -33,6 +33,7 @@ from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
 from crawler.sources.presets import PRESETS
 from crawler.sources.suwayomi import adapter as suwayomi_adapter
+from crawler.sources.suwayomi import config as suwayomi_config
 from crawler.sources.suwayomi.config import KIND as SUWAYOMI
 from crawler.sources.suwayomi.failures import pick_source
 
@@ -122,13 +123,14 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {source.id:>20}  {source.lang:6} {nsfw}  {source.display_name}{latest}")
             self.stdout.write(f"Then: add_source {url} --suwayomi ID (or the name, with --set suwayomi_lang=LANG)")
             return
-        settings = {"suwayomi_source": wanted, **overrides}
         try:
             picked = pick_source("new", url, wanted, overrides.get("suwayomi_lang"), found)
         except LookupError:
             picked = None  # the dry run names the missing extension and how to install it
         except CrawlerError as exc:
             raise CommandError(str(exc)) from exc
+        given = {"suwayomi_source": wanted, **overrides}
+        settings = suwayomi_config.settings_for(picked, given) if picked else given
         try:
             row = sites.new_source(
                 name=name or (picked.display_name if picked else wanted),

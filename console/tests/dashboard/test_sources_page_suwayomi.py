@@ -65,7 +65,7 @@ def test_picking_one_shows_its_dry_run_then_adds_it_audited(client, standin):
     assert (row.id, row.name, row.kind) == ("harbor-scans-en", "Harbor Scans (EN)", "suwayomi")
     assert row.settings == {
         "suwayomi_source": HARBOR.id, "suwayomi_auth": "login", "suwayomi_username": "reader",
-        "suwayomi_password": "secret",
+        "suwayomi_password": "secret", "language": "en",
     }  # fmt: skip
     audited = AuditEvent.objects.get(action="add_source", target_id=row.id)
     assert audited.detail["settings"]["suwayomi_password"] == "(hidden)"  # an audit row carries no secret

@@ -25,6 +25,7 @@ from catalog import source_settings
 from crawler.errors import SourceConfigError
 from crawler.politeness.rules import Politeness
 from crawler.sources.config import politeness_from_settings
+from crawler.sources.suwayomi.answers import ServerSource
 
 KIND = "suwayomi"
 LISTINGS = ("auto", "latest", "popular")
@@ -41,6 +42,9 @@ SETTINGS_KEYS = frozenset(
     }
 )
 _SOURCE_ID = re.compile(r"^-?\d{1,20}$")
+# Mihon's source languages are BCP 47 codes ("en", "pt-BR", "zh-Hans") or "all"/"other" for several or none.
+_LANGUAGE_CODE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
+_NOT_ONE_LANGUAGE = frozenset({"all", "other", "multi"})
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,20 @@ class SuwayomiConfig:
             scanlator=own.get("suwayomi_scanlator"),
             politeness=politeness_from_settings(rest, source_id=source_id),
         )
+
+
+def settings_for(source: ServerSource, given: dict[str, Any]) -> dict[str, Any]:
+    """The settings of a new row for the server's `source`: `given` keys, the source by id, its language.
+
+    The id is stored even when the operator named the source: an extension may rename a source,
+    never change its id. The source's language becomes the readers' `language` (OPDS, ComicInfo)
+    unless given, or unless the source has several ("all").
+    """
+    settings = {key: value for key, value in given.items() if key != "suwayomi_lang"}
+    settings["suwayomi_source"] = source.id
+    if "language" not in settings and source.lang not in _NOT_ONE_LANGUAGE and _LANGUAGE_CODE.match(source.lang):
+        settings["language"] = source.lang
+    return settings
 
 
 def validate_suwayomi_settings(source_id: str, kind: str, values: dict[str, Any]) -> None:

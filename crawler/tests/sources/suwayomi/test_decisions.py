@@ -10,8 +10,8 @@ import pytest
 from catalog.models import Source
 from catalog.source_settings import SourceSettingsError, validate_settings
 from crawler.errors import CrawlerError, NotFound, SourceConfigError, SourceUnavailable
-from crawler.sources.suwayomi.answers import MalformedAnswer, ServerChapter, read_chapters
-from crawler.sources.suwayomi.config import SuwayomiConfig
+from crawler.sources.suwayomi.answers import MalformedAnswer, ServerChapter, ServerSource, read_chapters
+from crawler.sources.suwayomi.config import SuwayomiConfig, settings_for
 from crawler.sources.suwayomi.failures import SourceNeedsLogin, error_for
 from crawler.sources.suwayomi.records import chapter_name, manga_id_from_url, manga_url, published_at
 
@@ -113,3 +113,20 @@ def test_the_settings_contract_keeps_html_keys_off_suwayomi_rows_and_suwayomi_ke
     row = Source(id="s", name="S", kind="suwayomi", base_url="http://suwayomi:4567/", settings={})
     with pytest.raises(Exception, match="suwayomi_source"):
         row.full_clean()
+
+
+@pytest.mark.parametrize(
+    ("lang", "given", "language"),
+    [
+        ("en", {}, "en"),
+        ("pt-BR", {}, "pt-BR"),
+        ("all", {}, None),
+        ("other", {}, None),
+        ("en", {"language": "ja"}, "ja"),
+    ],
+)
+def test_a_new_rows_settings_keep_the_source_by_id_and_its_language_for_the_readers(lang, given, language):
+    source = ServerSource("123", "Harbor Scans", f"Harbor Scans ({lang})", lang, False, True)
+    settings = settings_for(source, {"suwayomi_source": "Harbor Scans", "suwayomi_lang": lang, **given})
+    assert settings["suwayomi_source"] == "123" and "suwayomi_lang" not in settings
+    assert settings.get("language") == language
