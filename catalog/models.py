@@ -18,6 +18,7 @@ class Source(models.Model):
         DEMO = "demo", "Built-in demo site"
         HTML = "html", "Selector-configured HTML site"
         MANGADEX = "mangadex", "MangaDex (its public API)"
+        SUWAYOMI = "suwayomi", "A source of a Suwayomi-Server (Mihon extensions)"
 
     id = models.SlugField(primary_key=True, max_length=64)
     name = models.CharField(max_length=200)

@@ -12,11 +12,15 @@ class CrawlerConfig(AppConfig):
         from crawler.sources.config import SETTINGS_KEYS
         from crawler.sources.kind_settings import validate_crawler_settings
         from crawler.sources.mangadex import settings as mangadex_settings
+        from crawler.sources.suwayomi import config as suwayomi_config
         from crawler.workers.handlers import CRAWL_KINDS
         from jobs import kinds
 
         source_settings.register("crawler", SETTINGS_KEYS, validate_crawler_settings)
         source_settings.register("crawler.mangadex", mangadex_settings.KEYS, mangadex_settings.validate)
+        source_settings.register(
+            "crawler.suwayomi", suwayomi_config.SETTINGS_KEYS, suwayomi_config.validate_suwayomi_settings
+        )
         source_settings.register("crawler.download_policy", {download_policy.KEY}, download_policy.validate)
         kinds.register(*CRAWL_KINDS)
 

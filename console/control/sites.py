@@ -104,7 +104,12 @@ def add_site(
             "add_source",
             scope="source",
             target_id=row.id,
-            detail={"via": via, "base_url": row.base_url, "settings": row.settings, "dry_run": check},
+            detail={
+                "via": via,
+                "base_url": row.base_url,
+                "settings": audit.without_secrets(row.settings),
+                "dry_run": check,
+            },
         )
     job = None
     if crawl_now:

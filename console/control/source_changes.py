@@ -156,6 +156,7 @@ def remove_source(*, actor: Any, source: Source, via: str) -> None:
     """Delete a source (its mangas' links and chapters go with it), operator-checked and audited."""
     require_operator(actor, f"removing source {source.id!r}")
     with transaction.atomic():
-        detail = {"via": via, "name": source.name, "base_url": source.base_url, "settings": source.settings}
+        settings = audit.without_secrets(source.settings)
+        detail = {"via": via, "name": source.name, "base_url": source.base_url, "settings": settings}
         audit.record(actor, "remove_source", scope="source", target_id=source.id, detail=detail)
         source.delete()

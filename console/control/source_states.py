@@ -46,7 +46,7 @@ class SourceState:
 def _politeness(row: Source) -> tuple[float | None, int | None, str]:
     try:
         policy = source_politeness(row)
-    except (CrawlerError, TypeError) as exc:
+    except (CrawlerError, TypeError, AttributeError) as exc:
         return None, None, str(exc)
     return policy.rate_limit, policy.max_concurrency, ""
 

@@ -75,3 +75,46 @@ class SettingsForm(forms.Form):
 
     def clean_settings(self) -> dict[str, Any]:
         return parse_settings(self.cleaned_data["settings"])
+
+
+class SuwayomiServerForm(forms.Form):
+    """A Suwayomi-Server and its credentials: step one of adding one of its sources."""
+
+    server_url = forms.CharField(
+        label="Suwayomi-Server URL",
+        max_length=500,
+        widget=forms.URLInput(attrs={"placeholder": "http://suwayomi:4567"}),
+    )
+    username = forms.CharField(max_length=200, required=False, help_text="when the server has auth on")
+    password = forms.CharField(max_length=200, required=False, widget=forms.PasswordInput(render_value=True))
+    auth = forms.ChoiceField(
+        label="Auth mode",
+        choices=[("basic", "Basic auth (BASIC_AUTH)"), ("login", "Login (UI_LOGIN)")],
+        required=False,
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if bool(data.get("username")) != bool(data.get("password")):
+            raise forms.ValidationError("give both the username and the password, or neither")
+        return data
+
+    def settings(self) -> dict[str, Any]:
+        """The credentials as the source's settings keys (none when the server has no auth)."""
+        data = self.cleaned_data
+        if not data.get("username"):
+            return {}
+        return {
+            "suwayomi_auth": data.get("auth") or "basic",
+            "suwayomi_username": data["username"],
+            "suwayomi_password": data["password"],
+        }
+
+
+class SuwayomiSourceForm(SuwayomiServerForm):
+    """Step two: which of the server's sources, under what name and id."""
+
+    source = forms.RegexField(regex=r"^-?\d{1,20}$", label="Source", max_length=21)
+    name = forms.CharField(max_length=200, required=False)
+    source_id = forms.SlugField(label="Id", max_length=64, required=False, help_text="default: the name's slug")
+    crawl_now = forms.BooleanField(label="Start the first crawl now", required=False)

@@ -1,4 +1,4 @@
-"""The adapter a Source row asks for (kind demo, html or mangadex), with its limiter and session cookie."""
+"""The adapter a Source row asks for (kind demo, html, mangadex or suwayomi), with its limiter and session cookie."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.demo import demo_settings
 from crawler.sources.html import HtmlSource
 from crawler.sources.mangadex.settings import KIND as MANGADEX
+from crawler.sources.suwayomi import config as suwayomi_config
+from crawler.sources.suwayomi.adapter import SuwayomiSource
 
 if TYPE_CHECKING:
     from catalog.models import Source as SourceRow
@@ -25,7 +27,7 @@ def get_source(
     cancel: threading.Event | None = None,
     yield_when_busy: bool = False,
 ) -> Source:
-    """The adapter for `source_row` (kind demo, html or mangadex), with its session cookie loaded.
+    """The adapter for `source_row` (kind demo, html, mangadex or suwayomi), with its session cookie loaded.
 
     Every request it makes takes a token and a slot from the source's limiter,
     shared through the database with every other worker; `cancel` (the job's
@@ -44,6 +46,10 @@ def get_source(
     settings = source_row.settings or {}
     if source_row.kind == MANGADEX:
         return _mangadex(source_row, cancel=cancel, yield_when_busy=yield_when_busy)
+    if source_row.kind == suwayomi_config.KIND:
+        bridge = suwayomi_config.SuwayomiConfig.from_settings(settings, source_id=source_row.id)
+        gate = SourceLimiter(source_row.id, bridge.politeness, cancel=cancel, yield_when_busy=yield_when_busy)
+        return SuwayomiSource(source_row.id, source_row.base_url, bridge, gate=gate)
     if source_row.kind == "demo":
         settings = demo_settings(**settings) if isinstance(settings, dict) else settings
     elif source_row.kind != "html":
@@ -62,8 +68,11 @@ def get_source(
 
 
 def needs_browser(source_row: SourceRow) -> bool:
-    """Whether the row's adapter loads pages in a browser (an html source with requires_browser)."""
-    if source_row.kind == MANGADEX:
+    """Whether the row's adapter loads pages in a browser (an html source with requires_browser).
+
+    MangaDex's and a Suwayomi-Server's answers are their APIs' JSON: never a browser, whatever the settings.
+    """
+    if source_row.kind in (MANGADEX, suwayomi_config.KIND):
         return False
     settings = source_row.settings or {}
     if source_row.kind == "demo":
@@ -82,6 +91,8 @@ def source_politeness(source_row: SourceRow) -> Politeness:
         except SourceSettingsError as exc:
             raise SourceConfigError(str(exc)) from exc
     settings = source_row.settings or {}
+    if source_row.kind == suwayomi_config.KIND:
+        return suwayomi_config.SuwayomiConfig.from_settings(settings, source_id=source_row.id).politeness
     if source_row.kind == "demo":
         settings = demo_settings(**settings) if isinstance(settings, dict) else settings
     return HtmlSourceConfig.from_settings(settings, source_id=source_row.id).politeness

@@ -43,6 +43,8 @@ from fetch.page_body import BodyTooLarge, UnaskedEncoding, declared_length, deco
 from fetch.pages import USER_AGENT, shared_client
 
 MAX_REDIRECTS = 5
+# A request body: form fields (list paging, ajax chapter lists) or raw bytes sent as they are (a GraphQL JSON body).
+Body = dict[str, str] | bytes | None
 
 
 class _Answer(Protocol):
@@ -88,7 +90,7 @@ class SourceHttp:
         url: str,
         *,
         method: str = "GET",
-        data: dict[str, str] | None = None,
+        data: Body = None,
         headers: dict[str, str] | None = None,
         check: bool = True,
     ) -> FetchedPage:
@@ -109,7 +111,7 @@ class SourceHttp:
         return page
 
     def _request_page_once(
-        self, url: str, *, method: str, data: dict[str, str] | None, headers: dict[str, str] | None
+        self, url: str, *, method: str, data: Body, headers: dict[str, str] | None
     ) -> tuple[FetchedPage, httpx.Headers]:
         with outbound.deadline(float(settings.CRAWLER_PAGE_DEADLINE_SECS)):
             response, held = self._send_guarded(
@@ -200,9 +202,9 @@ class SourceHttp:
         url: str,
         *,
         what: str,
-        send: Callable[[str, str, dict[str, str] | None, dict[str, str] | None], _A],
+        send: Callable[[str, str, dict[str, str] | None, Body], _A],
         method: str = "GET",
-        data: dict[str, str] | None = None,
+        data: Body = None,
         headers: dict[str, str] | None = None,
     ) -> tuple[_A, Held]:
         """Send a request with `send`, following up to MAX_REDIRECTS hops, each checked before it is requested.
@@ -231,11 +233,15 @@ class SourceHttp:
         held.release()
         raise SourceUnavailable(f"source {self.source_id!r}: more than {MAX_REDIRECTS} redirects for {url}")
 
-    def _send_one(
-        self, method: str, url: str, headers: dict[str, str] | None, data: dict[str, str] | None
-    ) -> httpx.Response:
+    def _send_one(self, method: str, url: str, headers: dict[str, str] | None, data: Body) -> httpx.Response:
         try:
-            request = self.client.build_request(method, url, headers=self._with_cookie(url, headers) or None, data=data)
+            request = self.client.build_request(
+                method,
+                url,
+                headers=self._with_cookie(url, headers) or None,
+                data=data if isinstance(data, dict) else None,
+                content=data if isinstance(data, bytes) else None,
+            )
         except httpx.InvalidURL as exc:  # `0177.0.0.1` and other spellings httpx will not send
             raise FetchRefused(f"source {self.source_id!r}: refusing to fetch {url!r}: {exc}") from exc
         try:
@@ -250,9 +256,7 @@ class SourceHttp:
             raise SourceUnavailable(self._failure("fetching", url, exc)) from exc
         return self._answered(response, url, response.headers.get_list("set-cookie"))
 
-    def _send_one_image(
-        self, method: str, url: str, headers: dict[str, str] | None, data: dict[str, str] | None
-    ) -> Transfer:
+    def _send_one_image(self, method: str, url: str, headers: dict[str, str] | None, data: Body) -> Transfer:
         if method != "GET" or data is not None:
             raise ValueError("images are fetched with a bodiless GET")
         try:

@@ -16,6 +16,7 @@ class Request:
     query: dict[str, str]
     form: dict[str, str]
     headers: dict[str, str]  # lower-case names
+    body: bytes = b""  # the raw POST body (a JSON API's request; `form` is its form reading)
 
     @property
     def referer(self) -> str:
@@ -66,15 +67,16 @@ class FixtureServer:
 
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length).decode() if length else ""
+                body = self.rfile.read(length) if length else b""
+                raw = body.decode(errors="replace")
                 form = {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
-                self._answer("POST", form)
+                self._answer("POST", form, body)
 
-            def _answer(self, method: str, form: dict[str, str]) -> None:
+            def _answer(self, method: str, form: dict[str, str], body: bytes = b"") -> None:
                 parts = urlsplit(self.path)
                 query = {k: v[0] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                request = Request(method, parts.path, query, form, headers)
+                request = Request(method, parts.path, query, form, headers, body)
                 server.requests.append(request)
                 response = server._route(request)
                 self.send_response(response.status)

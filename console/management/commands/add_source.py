@@ -1,4 +1,4 @@
-"""`manage.py add_source [NAME] URL [--preset P] [--set key=value ...] [--crawl-now]`: add a source.
+"""`manage.py add_source [NAME] URL [--preset P | --suwayomi [SOURCE]] [--set key=value ...] [--crawl-now]`: add a source.
 
 `https://mangadex.org` adds a MangaDex source (kind mangadex, read through its
 API); any other site is an html source. Without `--preset` the site is probed (crawler.sources.discover): its base
@@ -12,6 +12,11 @@ operator reads what a crawl would store before it runs. The row is only kept
 when that dry run succeeds; otherwise nothing changes and the error names
 what to fix. The last line says when the first crawl starts, or
 `--crawl-now` enqueues it.
+
+With `--suwayomi`, URL is a Suwayomi-Server and the source one of its
+sources: `--suwayomi` alone lists them (id, language, NSFW flag), `--suwayomi
+ID-OR-NAME` adds that one (kind suwayomi; credentials and the language as
+`--set suwayomi_username=... suwayomi_password=... suwayomi_lang=en`).
 """
 
 from __future__ import annotations
@@ -23,10 +28,15 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from console.control import sites
+from crawler import audit
 from crawler.errors import CrawlerError
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
 from crawler.sources.presets import PRESETS
+from crawler.sources.suwayomi import adapter as suwayomi_adapter
+from crawler.sources.suwayomi import config as suwayomi_config
+from crawler.sources.suwayomi.config import KIND as SUWAYOMI
+from crawler.sources.suwayomi.failures import pick_source
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:
@@ -42,7 +52,10 @@ def parse_assignment(text: str) -> tuple[str, Any]:
 
 
 class Command(BaseCommand):
-    help = "Add a source (MangaDex by its address, else an html site whose theme is detected or --preset) and show a dry run."
+    help = (
+        "Add a source: MangaDex by its address, an html site whose theme is detected (or --preset), or a "
+        "Suwayomi-Server's source (--suwayomi); then show a dry run of what it yields."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -53,6 +66,13 @@ class Command(BaseCommand):
             "(default: the home page's title); the source id is the name's slug unless --id is given",
         )
         parser.add_argument("--preset", choices=sorted(PRESETS), help="theme family the site runs (default: detect)")
+        parser.add_argument(
+            "--suwayomi",
+            nargs="?",
+            const="",
+            metavar="SOURCE",
+            help="URL is a Suwayomi-Server: add its source SOURCE (id or name); alone, list the server's sources",
+        )
         parser.add_argument("--id", dest="source_id", help="source id (a slug)")
         parser.add_argument(
             "--set",
@@ -71,6 +91,9 @@ class Command(BaseCommand):
             raise CommandError(f"expected [NAME] URL, got {len(given)} arguments: {' '.join(given)}")
         name, url = (given[0], given[1]) if len(given) == 2 else (None, given[0])
         overrides = dict(parse_assignment(a) for a in options["assignments"])
+        if options["suwayomi"] is not None:
+            self._add_suwayomi(name, url, options["suwayomi"], overrides, options)
+            return
         preset = options["preset"]
         settings: dict[str, Any] = {"preset": preset} if preset else {}
         # One browser for the probe and the dry run: it launches only if a JavaScript challenge (or
@@ -85,6 +108,42 @@ class Command(BaseCommand):
                 clearance, kind = probe.clearance, probe.kind
             settings = {**settings, **overrides}
             self._add(name, base_url, settings, options, browser=browser, clearance=clearance, kind=kind)
+
+    def _add_suwayomi(
+        self, name: str | None, url: str, wanted: str, overrides: dict[str, Any], options: dict[str, Any]
+    ) -> None:
+        """List the server's sources (no SOURCE given), or add the one named, after its dry run."""
+        try:
+            version, found = suwayomi_adapter.server_sources(url, settings=overrides)
+        except CrawlerError as exc:
+            raise CommandError(f"cannot list the sources of the Suwayomi-Server at {url}: {exc}") from exc
+        if not wanted:
+            self.stdout.write(f"{len(found)} source(s) on {url} (Suwayomi-Server {version}):")
+            for source in found:
+                nsfw = "NSFW" if source.is_nsfw else "    "
+                latest = "" if source.supports_latest else "  (no latest listing: walked by popular)"
+                self.stdout.write(f"  {source.id:>20}  {source.lang:6} {nsfw}  {source.display_name}{latest}")
+            self.stdout.write(f"Then: add_source {url} --suwayomi ID (or the name, with --set suwayomi_lang=LANG)")
+            return
+        try:
+            picked = pick_source("new", url, wanted, overrides.get("suwayomi_lang"), found)
+        except LookupError:
+            picked = None  # the dry run names the missing extension and how to install it
+        except CrawlerError as exc:
+            raise CommandError(str(exc)) from exc
+        given = {"suwayomi_source": wanted, **overrides}
+        settings = suwayomi_config.settings_for(picked, given) if picked else given
+        try:
+            row = sites.new_source(
+                name=name or (picked.display_name if picked else wanted),
+                base_url=url,
+                settings=settings,
+                source_id=options["source_id"],
+                kind=SUWAYOMI,
+            )
+        except sites.SiteRefused as exc:
+            raise CommandError(str(exc)) from exc
+        self._save(row, settings, options, browser=None, clearance=None)
 
     def _add(
         self,
@@ -105,6 +164,12 @@ class Command(BaseCommand):
                 HtmlSourceConfig.from_settings(settings, source_id=row.id)
         except (sites.SiteRefused, CrawlerError) as exc:
             raise CommandError(str(exc)) from exc
+        self._save(row, settings, options, browser=browser, clearance=clearance)
+
+    def _save(
+        self, row: Any, settings: dict[str, Any], options: dict[str, Any], *, browser: Any, clearance: Any
+    ) -> None:
+        """Keep `row` after its dry run (unless --no-dry-run) and say what happens next."""
         try:
             added = sites.add_site(
                 actor=None,
@@ -120,7 +185,9 @@ class Command(BaseCommand):
         if added.dry_run is not None:
             self.stdout.write("\n".join(added.dry_run.lines()))
         self.stdout.write(
-            self.style.SUCCESS(f"added source {row.id!r} ({row.base_url}) settings={json.dumps(settings)}")
+            self.style.SUCCESS(
+                f"added source {row.id!r} ({row.base_url}) settings={json.dumps(audit.without_secrets(settings))}"
+            )
         )
         if options["crawl_now"]:
             started = f"job {added.crawl_job}" if added.crawl_job else "one was already in flight"
