@@ -11,7 +11,7 @@ from catalog.models import Manga, Series, SeriesChange, SeriesSuggestion
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 
-API = "/api/v1/series"
+API = "/api/v1/library/series"
 
 
 @pytest.fixture
