@@ -94,14 +94,21 @@ def only_wanted(chapters: Sequence[Chapter]) -> list[Chapter]:
     return [c for c in chapters if c.manga_id not in series_of or c.id in chosen]
 
 
+def replacements(chapters: Sequence[Chapter]) -> list[Chapter]:
+    """The copies to download now that `chapters` cannot be (failed for good, or dropped by their source)."""
+    shared = _shared_series({c.manga_id for c in chapters})
+    if not shared:
+        return []
+    series_of = dict(Manga.objects.filter(series__in=shared).values_list("pk", "series_id"))
+    lost = {(series_of[c.manga_id], key_of(c)) for c in chapters if c.manga_id in series_of}
+    chosen = Chapter.objects.filter(pk__in=_chosen_in(shared), kind__in={c.kind for c in chapters})
+    return [c for c in chosen if (series_of[c.manga_id], key_of(c)) in lost]
+
+
 def next_copy(chapter: Chapter) -> Chapter | None:
     """The copy to download now that `chapter` failed for good (it is `failed` already), or None."""
-    series_id = Manga.objects.filter(pk=chapter.manga_id).values_list("series_id", flat=True).first()
-    if series_id is None or series_id not in _shared_series({chapter.manga_id}):
-        return None
-    key, chosen = key_of(chapter), _chosen_in({series_id})
-    candidates = Chapter.objects.filter(manga__series_id=series_id, kind=chapter.kind, pk__in=chosen)
-    return next((c for c in candidates if key_of(c) == key), None)
+    found = replacements([chapter])
+    return found[0] if found else None
 
 
 def fails_for_good(error: BaseException, attempts: int, max_attempts: int) -> bool:

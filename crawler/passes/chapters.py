@@ -85,6 +85,9 @@ def sync_chapters(manga: Manga, source_row: Source, source_chapters: Sequence[So
     ours = Chapter.objects.filter(manga=manga, source=source_row)
     if diff.dropped:
         ours.filter(source_chapter_key__in=diff.dropped, dropped_at__isnull=True).update(dropped_at=now, updated_at=now)
+        # A chapter gone from this source before it was downloaded is downloaded from the series' next source.
+        gone = ours.filter(source_chapter_key__in=diff.dropped).exclude(sync_state=Chapter.SyncState.DONE)
+        enqueue_chapter_content(series_downloads.replacements(list(gone)))
     if diff.revived:
         ours.filter(source_chapter_key__in=diff.revived).update(dropped_at=None, updated_at=now)
     _update_changed(stored, listed)

@@ -16,9 +16,10 @@ from catalog.chapter_keys import ChapterKey
 from catalog.models import Chapter, Manga, MangaSource, Page, Source
 from crawler.audit import AuditEvent
 from crawler.errors import ImageRefused, NotFound, RetryLater, SessionExpired
-from crawler.passes.chapters import enqueue_chapter_content
+from crawler.passes.chapters import enqueue_chapter_content, sync_chapters
 from crawler.payloads import SyncManga
 from crawler.series_downloads import Copy, choose, fails_for_good
+from crawler.sources.base import SourceChapter
 from crawler.workers.handlers import JobContext
 from jobs import kinds
 from jobs.errors import JobCancelled
@@ -149,3 +150,27 @@ def test_a_chapter_refused_on_the_first_source_is_downloaded_from_the_next(two_s
     Job.objects.all().delete()
     enqueue_chapter_content(Chapter.objects.filter(pk__in=[chapter.pk, twin.pk]))
     assert _queued_chapters() == set()
+
+
+def test_a_chapter_gone_from_the_first_sources_list_is_queued_from_the_next(two_sources):
+    first, second = two_sources
+    enqueue_chapter_content(Chapter.objects.filter(manga__in=[first, second]))
+    listed = list(Chapter.objects.filter(manga=first).order_by("number"))
+    gone, kept = listed[0], listed[1:]
+    sync_chapters(first, Source.objects.get(id="demo"), [_as_listed(c) for c in kept])
+    twin = Chapter.objects.get(manga=second, source_chapter_key=gone.source_chapter_key)
+    assert twin.id in _queued_chapters()
+    assert not (
+        _queued_chapters() & set(Chapter.objects.filter(manga=second).exclude(pk=twin.pk).values_list("id", flat=True))
+    )
+
+
+def _as_listed(chapter):
+    return SourceChapter(
+        key=chapter.source_chapter_key,
+        number=chapter.number,
+        title=chapter.title,
+        url=chapter.url,
+        kind=chapter.kind,
+        volume=chapter.volume,
+    )
