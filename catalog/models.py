@@ -111,7 +111,8 @@ class Manga(models.Model):
     cover_url = models.URLField(max_length=1000, blank=True)
     cover_state = models.CharField(max_length=16, choices=CoverState.choices, default=CoverState.MISSING)
     # The stored cover's perceptual hash (16 hex digits, imagehash.phash), "" until computed: series matching.
-    cover_hash = models.CharField(max_length=16, blank=True)
+    # The database default too: bulk SQL that predates series (bench/bigsite/seed.py) still inserts rows.
+    cover_hash = models.CharField(max_length=16, blank=True, default="", db_default="")
     # Fingerprint of the source metadata last stored: lets the metadata pass
     # tell Unchanged from Updated without comparing every field by hand.
     metadata_hash = models.CharField(max_length=64, blank=True)

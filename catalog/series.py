@@ -110,6 +110,14 @@ def reject_suggestion(suggestion: SeriesSuggestion, *, actor: Any = None) -> Non
         raise SeriesChangeRefused(f"suggestion {suggestion.pk} is no longer pending")
 
 
+def with_own_series(mangas: Sequence[Manga]) -> Sequence[Manga]:
+    """`mangas` (unsaved, for bulk_create, which skips Manga.save) each given a series of its own under its id."""
+    Series.objects.bulk_create([Series(id=m.pk, title=m.title) for m in mangas], batch_size=1000)
+    for manga in mangas:
+        manga.series_id = manga.pk
+    return mangas
+
+
 def set_source_order(series: Series, order: Sequence[str]) -> None:
     """The series' preferred sources, first preferred; [] follows the global SERIES_SOURCE_PRIORITY."""
     series.source_order = list(dict.fromkeys(order))

@@ -55,7 +55,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='manga',
             name='cover_hash',
-            field=models.CharField(blank=True, max_length=16),
+            field=models.CharField(blank=True, db_default='', default='', max_length=16),
         ),
         migrations.CreateModel(
             name='Series',

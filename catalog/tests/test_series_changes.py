@@ -129,3 +129,10 @@ def test_the_cli_names_what_to_fix_and_changes_nothing(args, message):
     with pytest.raises(CommandError, match=message):
         _cli(*args)
     assert not SeriesChange.objects.exists()
+
+
+def test_bulk_created_mangas_get_series_of_their_own():
+    rows = Manga.objects.bulk_create(service.with_own_series([Manga(title="One"), Manga(title="Two")]))
+    assert [
+        (m.series_id, m.series.title) for m in Manga.objects.filter(pk__in=[r.pk for r in rows]).order_by("title")
+    ] == [(r.pk, r.title) for r in sorted(rows, key=lambda r: r.title)]
