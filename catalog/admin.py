@@ -84,6 +84,7 @@ class SourceAdmin(ExtensibleAdmin):
 @admin.register(Manga)
 class MangaAdmin(MergePermission, ExtensibleAdmin):
     list_display = ("title", "series", "status", "cover_state", "latest_chapter_at", "updated_at")
+    list_select_related = ("series",)
     list_filter = ("status", "cover_state")
     search_fields = ("title",)
     # A manga changes series only by an audited merge or split (the actions), never by editing the field.
