@@ -21,7 +21,7 @@ from django.db.models import Count, Exists, OuterRef
 from catalog.cover_hash import stored_cover_hash
 from catalog.models import Manga, MangaMatchKey, MangaSource, Series, SeriesChange, SeriesSuggestion
 from catalog.series import merge_series, refresh_match_keys
-from catalog.series_grouping import MangaFacts, Plan, pair, plan_grouping
+from catalog.series_grouping import MAX_BLOCK, MangaFacts, Plan, pair, plan_grouping
 from catalog.series_matching import Candidate
 
 BATCH = 1000
@@ -111,7 +111,7 @@ class Applied:
     suggestions: int
 
 
-def apply_plan(plan: Plan, *, actor: Any = None) -> Applied:
+def apply_plan(plan: Plan, *, actor: Any = None, via: str = "group_series") -> Applied:
     """Merge each planned group (one audited change each) and store the new suggestions."""
     changes = []
     for merge in plan.merges:
@@ -121,7 +121,7 @@ def apply_plan(plan: Plan, *, actor: Any = None) -> Applied:
                 series[merge.target],
                 [series[o] for o in merge.others],
                 actor=actor,
-                via="group_series",
+                via=via,
                 reason="; ".join(merge.reasons),
             )
         )
@@ -132,3 +132,23 @@ def apply_plan(plan: Plan, *, actor: Any = None) -> Applied:
         )
         created += made
     return Applied(changes, created)
+
+
+def group_arrival(manga: Manga) -> Applied:
+    """Match a manga the metadata pass just stored against the mangas sharing a key with it, and apply the plan.
+
+    Done on arrival so a second source's copy joins its series before its
+    chapters are queued: each chapter is then downloaded once. Covers arrive
+    later; a cover-only match is found by the next group_series.
+    """
+    keys = MangaMatchKey.objects.filter(manga=manga).values_list("key", flat=True)
+    others = set(
+        MangaMatchKey.objects.filter(key__in=list(keys))
+        .exclude(manga=manga)
+        .values_list("manga_id", flat=True)[: MAX_BLOCK + 1]
+    )
+    if not others or len(others) > MAX_BLOCK:
+        return Applied([], 0)
+    facts = _facts({manga.pk, *others})
+    block = [facts[i] for i in sorted(facts, key=str)]
+    return apply_plan(plan_grouping([("arrival", block)], rejected_pairs()), via="metadata_pass")

@@ -23,6 +23,7 @@ from catalog.copies import remove_orphan_copies
 from catalog.cover_hash import stored_cover_hash
 from catalog.models import Manga, MangaSource, Source, Tag
 from catalog.series import refresh_match_keys
+from catalog.series_candidates import group_arrival
 from catalog.storage import delete_stored, store_image_stream
 from crawler.errors import CrawlerError, RetryLater, SessionExpired, SourceBusy
 from crawler.passes.chapters import ChapterSyncResult, sync_chapters
@@ -135,6 +136,10 @@ def upsert_metadata(source_row: Source, ref: SourceMangaRef, detail: MangaDetail
                 _set_tags(manga, detail.metadata.tags)
                 MangaSource.objects.create(manga=manga, source=source_row, source_manga_key=ref.key, url=ref.url)
                 refresh_match_keys([manga])
+            # Another source's copy of it joins its series now, before its chapters are queued: each chapter is
+            # downloaded once (crawler.series_downloads).
+            group_arrival(manga)
+            manga.refresh_from_db(fields=["series"])
             return manga, MetadataOutcome.INSERTED
         except IntegrityError:
             link = MangaSource.objects.select_related("manga").get(source=source_row, source_manga_key=ref.key)

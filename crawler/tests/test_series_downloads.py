@@ -13,7 +13,7 @@ import pytest
 
 from catalog import series as service
 from catalog.chapter_keys import ChapterKey
-from catalog.models import Chapter, Manga, MangaSource, Page, Source
+from catalog.models import Chapter, Manga, MangaSource, Page, SeriesChange, Source
 from crawler.audit import AuditEvent
 from crawler.errors import ImageRefused, NotFound, RetryLater, SessionExpired
 from crawler.passes.chapters import enqueue_chapter_content, sync_chapters
@@ -174,3 +174,16 @@ def _as_listed(chapter):
         kind=chapter.kind,
         volume=chapter.volume,
     )
+
+
+def test_a_second_sources_copy_joins_its_series_on_arrival_so_its_chapters_are_not_queued_again(demo_site, demo_source):
+    key = "manga-0004"
+    Source.objects.create(id="mirror", name="Mirror", kind=Source.Kind.DEMO, base_url=demo_site.base_url)
+    for source in ("demo", "mirror"):
+        enqueue(SyncManga(source_id=source, source_manga_key=key, url=demo_site.url(f"/manga/{key}"), title=""))
+        (job,) = lease(["sync_manga"], 1, timedelta(minutes=5))
+        _run(job)
+    first, second = (MangaSource.objects.get(source_id=s).manga for s in ("demo", "mirror"))
+    assert first.series_id == second.series_id == first.pk, "same title and author: merged as it arrived"
+    assert SeriesChange.objects.get().via == "metadata_pass"
+    assert _queued_chapters() == set(Chapter.objects.filter(manga=first).values_list("id", flat=True))
