@@ -23,6 +23,7 @@ from catalog.api.views import LibraryAccess
 from catalog.chapter_order import READING_ORDER
 from catalog.models import Chapter, Manga, MangaSource, Series
 from catalog.series_chapters import SeriesChapter, union_chapters
+from listing.paginators import PageRowsPaginator
 
 SERIES_CHAPTER_COLUMNS = (
     "manga_id", "source_id", "kind", "volume", "number", "title", "published_at", "sync_state", "page_count",
@@ -102,12 +103,17 @@ def _with_mangas(queryset: QuerySet[Series]) -> QuerySet[Series]:
     return queryset.prefetch_related(mangas)
 
 
+class SeriesPagination(Pagination):
+    # A deep page walks the live-title index for the page's keys alone (an index-only scan), then reads 50 rows.
+    django_paginator_class = PageRowsPaginator
+
+
 @extend_schema_view(
     list=extend_schema(summary="Series (one entry per series, whatever its sources), by title"),
     retrieve=extend_schema(summary="One series with its chapters across sources"),
 )
 class SeriesViewSet(LibraryAccess, viewsets.ReadOnlyModelViewSet):
-    pagination_class = Pagination
+    pagination_class = SeriesPagination
     # Only an id is a series: "merge", "split" and the other operator routes beside it are not.
     lookup_value_regex = "[0-9a-fA-F-]{36}"
 
