@@ -58,9 +58,16 @@ def prepare(*, hash_covers: bool = True) -> Prepared:
 
 
 def blocks() -> Iterator[tuple[str, list[MangaFacts]]]:
-    """The mangas of every key shared by two or more, as facts for matching."""
+    """The mangas of every key shared by two or more series, as facts for matching.
+
+    Keys whose mangas are all in one series already (a grouped library's) are left out in the one grouped scan,
+    so a run with nothing new to do reads no manga.
+    """
     shared = list(
-        MangaMatchKey.objects.values("key").annotate(n=Count("manga_id")).filter(n__gt=1).values_list("key", flat=True)
+        MangaMatchKey.objects.values("key")
+        .annotate(n=Count("manga__series_id", distinct=True))
+        .filter(n__gt=1)
+        .values_list("key", flat=True)
     )
     for start in range(0, len(shared), BATCH):
         chunk = shared[start : start + BATCH]
