@@ -83,6 +83,11 @@ class SourceOrderInput(serializers.Serializer):
     sources = serializers.ListField(child=serializers.SlugField(max_length=64), max_length=50)
 
 
+class SourceOrderOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    source_order = serializers.ListField(child=serializers.CharField())
+
+
 def _all_found(model: Any, ids: list[Any], field: str) -> list[Any]:
     rows = {row.pk: row for row in model.objects.filter(pk__in=ids)}
     missing = [str(i) for i in ids if i not in rows]
@@ -167,7 +172,11 @@ class SuggestionList(SeriesWrites, ListAPIView):
 class SuggestionDecisionView(SeriesWrites, APIView):
     decision = "confirm"
 
-    @extend_schema(summary="Confirm (merge) or reject a suggested merge", request=None)
+    @extend_schema(
+        summary="Confirm (merge) or reject a suggested merge",
+        request=None,
+        responses={201: ChangeSerializer, 200: SuggestionSerializer},
+    )
     def post(self, request: Request, pk: str) -> Response:
         suggestion = get_object_or_404(SeriesSuggestion, pk=pk)
         try:
@@ -181,7 +190,11 @@ class SuggestionDecisionView(SeriesWrites, APIView):
 
 
 class SourceOrderView(SeriesWrites, APIView):
-    @extend_schema(summary="A series' sources, preferred first ([] follows the global order)", request=SourceOrderInput)
+    @extend_schema(
+        summary="A series' sources, preferred first ([] follows the global order)",
+        request=SourceOrderInput,
+        responses=SourceOrderOutput,
+    )
     def put(self, request: Request, pk: str) -> Response:
         data = _valid(SourceOrderInput, request)
         series = get_object_or_404(Series, pk=pk, merged_into=None)
