@@ -58,6 +58,7 @@ def operator(django_user_model):
         import_module("crawler.migrations.0007_operate_crawler_permission").create_operators(apps, None)
         import_module("jobs.migrations.0002_content_types_follow_the_models").forward(apps, None)
         import_module("analysis.migrations.0002_operators_view_page_analyses").grant(apps, None)
+        import_module("catalog.migrations.0012_series_above_source_mangas").grant_merge_to_operators(apps, None)
         ContentType.objects.clear_cache()
     user = django_user_model.objects.create_user("olga", "olga@example.com", "olga-password", is_staff=True)
     user.groups.add(Group.objects.get(name="Operators"))

@@ -39,6 +39,7 @@ def seed(mangas: int) -> None:
     from django.utils import timezone
 
     from catalog.models import Chapter, Manga, Source, Tag
+    from catalog.series import with_own_series
 
     if Manga.objects.count() == mangas:
         print(f"reusing the seeded library ({mangas:,} mangas)")
@@ -60,7 +61,7 @@ def seed(mangas: int) -> None:
             rows.append(
                 Manga(title=title, alt_titles=alt, status=STATUSES[i % len(STATUSES)], latest_chapter_at=latest)
             )
-        Manga.objects.bulk_create(rows, batch_size=CHUNK)
+        Manga.objects.bulk_create(with_own_series(rows), batch_size=CHUNK)
         links = [through(manga_id=m.id, tag_id=t.id) for m in rows for t in rng.sample(tags, 2 + (hash(m.id) % 2))]
         through.objects.bulk_create(links, batch_size=CHUNK)
         chapters = [

@@ -8,7 +8,8 @@ For each size (mangas; default 10,000 then 100,000) a scratch database
 PostgreSQL (bench/bigsite/seed.py: 15 chapters a manga, 10 pending and 20 done
 chapter jobs a manga, 10,000 dead jobs, a 2,000-chapter manga, another
 source's and the analyze worker's jobs queued behind the big source's), then
-VACUUM ANALYZE. Every operation of bench/bigsite/operations.py is called once
+VACUUM ANALYZE; each manga of the big source is a series with copies from two
+mirror sources (`--copies`, default 3: mangas x 3 sources). Every operation of bench/bigsite/operations.py is called once
 to warm up and then --runs times (5 when a call takes over 2 s); the median is
 printed with the SQL statements of the last call. Operations that write run in
 a rolled-back transaction, and the jobs table is vacuumed after them
@@ -43,6 +44,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=7, help="timed calls per operation (5 to 9 is plenty)")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="server URL, no database")
     parser.add_argument("--db-prefix", default="ml_big_site")
+    parser.add_argument(
+        "--copies", type=int, default=3, help="sources each manga is crawled from, grouped into one series (1 to 5)"
+    )
     parser.add_argument("--keep", action="store_true", help="leave the scratch databases for the next run")
     parser.add_argument("--json", help="write {size: {operation: median ms}} to this file")
     parser.add_argument(
@@ -50,13 +54,15 @@ def arguments() -> argparse.Namespace:
     )
     args = parser.parse_args()
     try:
-        args.sizes = [Size(int(n)) for n in args.sizes.split(",")]
+        args.sizes = [Size(int(n), args.copies) for n in args.sizes.split(",")]
     except ValueError:
         parser.error(f"--sizes must be comma-separated numbers of mangas, got {args.sizes!r}")
     if any(size.mangas < 2_000 for size in args.sizes):
         parser.error(
             "--sizes: each size needs at least 2,000 mangas (the dead jobs name chapters past the queued ones)"
         )
+    if not 1 <= args.copies <= 5:
+        parser.error("--copies must be from 1 to 5")
     if not 1 <= args.runs <= 50:
         parser.error("--runs must be from 1 to 50")
     return args
@@ -67,7 +73,7 @@ def _already_seeded(size: Size) -> bool:
     from catalog.models import Manga
     from jobs.models import Job
 
-    if Manga.objects.count() != size.mangas + 1:
+    if Manga.objects.count() != size.mangas + 1 + size.copy_mangas:
         return False
     return not Job.objects.filter(kind="sync_chapter_content", source_id="").exists()
 

@@ -73,13 +73,14 @@ def seed(refs: int, present: float) -> int:
     from django.db import connection
 
     from catalog.models import Manga, MangaSource, Source
+    from catalog.series import with_own_series
 
     call_command("migrate", verbosity=0)
     source = Source.objects.create(id=SOURCE_ID, name="Bench", kind="html", base_url="http://bench.invalid/")
     stored = 0
     for start in range(0, refs, SEED_CHUNK):
         indexes = [i for i in range(start, min(start + SEED_CHUNK, refs)) if is_present(i, present)]
-        mangas = Manga.objects.bulk_create([Manga(title=f"Bench manga {i}") for i in indexes])
+        mangas = Manga.objects.bulk_create(with_own_series([Manga(title=f"Bench manga {i}") for i in indexes]))
         MangaSource.objects.bulk_create(
             [
                 MangaSource(manga=m, source=source, source_manga_key=key_of(i), url=f"http://bench.invalid/manga/{i}")

@@ -14,6 +14,7 @@ from django.http import HttpRequest
 
 from catalog.chapter_names import display_title
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
+from catalog.series_admin import MergePermission, split_out_of_series
 from listing.admin_bases import BigTableAdmin, ExtensibleAdmin
 
 if TYPE_CHECKING:
@@ -81,10 +82,14 @@ class SourceAdmin(ExtensibleAdmin):
 
 
 @admin.register(Manga)
-class MangaAdmin(ExtensibleAdmin):
-    list_display = ("title", "status", "cover_state", "latest_chapter_at", "updated_at")
+class MangaAdmin(MergePermission, ExtensibleAdmin):
+    list_display = ("title", "series", "status", "cover_state", "latest_chapter_at", "updated_at")
+    list_select_related = ("series",)
     list_filter = ("status", "cover_state")
     search_fields = ("title",)
+    # A manga changes series only by an audited merge or split (the actions), never by editing the field.
+    readonly_fields = ("series", "cover_hash")
+    own_actions = (split_out_of_series,)
 
 
 @admin.register(MangaSource)

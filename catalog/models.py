@@ -1,6 +1,7 @@
 """The library: sources, mangas, chapters, stored pages and bookmarks."""
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -56,6 +57,36 @@ LATEST_CHAPTER_ORDER = (
 )
 
 
+class Series(models.Model):
+    """One manga as readers know it, grouping the per-source `Manga` rows that copy it (docs/series.md).
+
+    A series emptied by a merge is kept, pointing at the series that took its
+    mangas, so the merge can be undone with every id as it was
+    (catalog.series); readers list only series with `merged_into` unset.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    title = models.CharField(max_length=500)
+    # Source ids, preferred first; sources it leaves out follow in the global order (SERIES_SOURCE_PRIORITY).
+    source_order = models.JSONField(default=list, blank=True)
+    merged_into = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="absorbed", db_index=False
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "series"
+        permissions = [("merge_series", "Can merge and split series")]
+        indexes = [
+            # The readers' series lists walk live series only (merged ones are kept for undo).
+            models.Index(fields=["title", "id"], name="series_live_title_idx", condition=Q(merged_into__isnull=True)),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
 class Manga(models.Model):
     class Status(models.TextChoices):
         ONGOING = "ongoing"
@@ -70,6 +101,8 @@ class Manga(models.Model):
         FAILED = "failed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # A new manga is a series of its own until matching or an operator merges it (Manga.save).
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="mangas")
     title = models.CharField(max_length=500, db_index=True)
     alt_titles = models.JSONField(default=list, blank=True)
     description = models.TextField(blank=True)
@@ -79,6 +112,9 @@ class Manga(models.Model):
     cover = models.FileField(upload_to="covers/", blank=True, max_length=300)
     cover_url = models.URLField(max_length=1000, blank=True)
     cover_state = models.CharField(max_length=16, choices=CoverState.choices, default=CoverState.MISSING)
+    # The stored cover's perceptual hash (16 hex digits, imagehash.phash), "" until computed: series matching.
+    # The database default too: bulk SQL that predates series (bench/bigsite/seed.py) still inserts rows.
+    cover_hash = models.CharField(max_length=16, blank=True, default="", db_default="")
     # Fingerprint of the source metadata last stored: lets the metadata pass
     # tell Unchanged from Updated without comparing every field by hand.
     metadata_hash = models.CharField(max_length=64, blank=True)
@@ -109,6 +145,30 @@ class Manga(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Every creation path (the metadata pass, the admin, factories) gets a series without knowing of series;
+        # it takes the manga's id, as the migration that grouped existing libraries gave it.
+        if self.series_id is None:
+            self.series = Series.objects.create(id=self.id, title=self.title)
+        super().save(*args, **kwargs)
+
+
+class MangaMatchKey(models.Model):
+    """What series matching compares, indexed: a normalised title or alternative title, or a band of the cover's hash.
+
+    Candidates for a merge are mangas sharing a key (catalog.series_matching
+    says what the keys are), so a pass over 100k mangas compares a few pairs
+    instead of every pair.
+    """
+
+    manga = models.ForeignKey(Manga, on_delete=models.CASCADE, related_name="match_keys")
+    key = models.CharField(max_length=200)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["manga", "key"], name="manga_match_key_unique")]
+        # Used by group_series: the mangas sharing a key.
+        indexes = [models.Index(fields=["key", "manga"], name="manga_match_key_idx")]
 
 
 class MangaSource(models.Model):
@@ -227,3 +287,64 @@ class Bookmark(models.Model):
                 name="bookmark_unique_chapter_level",
             ),
         ]
+
+
+class SeriesChange(models.Model):
+    """One merge, split or undo of series, as it was done: who, why, and every manga it moved (reversible)."""
+
+    class Action(models.TextChoices):
+        MERGE = "merge"
+        SPLIT = "split"
+        UNDO = "undo"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    action = models.CharField(max_length=8, choices=Action.choices)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    # Where it came from: "admin", "api", "cli", "group_series", "suggestion".
+    via = models.CharField(max_length=32)
+    reason = models.CharField(max_length=500, blank=True)
+    # [{"manga": id, "from": series id, "to": series id}, ...]: the undo moves each back.
+    moves = models.JSONField(default=list)
+    undoes = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="undone_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} of {len(self.moves)} manga(s) at {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class SeriesSuggestion(models.Model):
+    """A possible merge matching found on weaker evidence, for an operator to confirm or reject.
+
+    The pair is stored in one order (`first` < `second` by id) so a pair is
+    suggested once; a rejected pair is never suggested again.
+    """
+
+    class State(models.TextChoices):
+        PENDING = "pending"
+        CONFIRMED = "confirmed"
+        REJECTED = "rejected"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    first = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="+")
+    # What matching saw: catalog.series_matching.Verdict.reasons.
+    evidence = models.JSONField(default=list)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["first", "second"], name="series_suggestion_unique_pair")]
+        indexes = [
+            # The review list: pending suggestions, oldest first.
+            models.Index(
+                fields=["created_at", "id"], name="series_suggestion_pending_idx", condition=Q(state="pending")
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first_id} ~ {self.second_id} ({self.state})"

@@ -221,6 +221,9 @@ LOGIN_URL = "/admin/login/"
 # Anyone who reaches the web process may read the library (API, images, OPDS, CBZ, web reader) with no
 # account. Off: every read needs an active user. Bookmarks and read progress always need one.
 LIBRARY_PUBLIC_READ = read("LIBRARY_PUBLIC_READ", strict_bool, False)
+# Series (docs/series.md): source ids, most preferred first, for every series without an order of its own;
+# sources not named follow by id.
+SERIES_SOURCE_PRIORITY = read("SERIES_SOURCE_PRIORITY", env.list, [])
 # Login lockout (django-axes, accounts/lockout.py): failures per account, per address, and how long they count.
 LOGIN_FAILURE_LIMIT = positive("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_ADDRESS_FAILURE_LIMIT = positive("LOGIN_ADDRESS_FAILURE_LIMIT", 20)

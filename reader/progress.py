@@ -3,6 +3,12 @@
 `last_page` is 1-based, the way OPDS-PSE's `pse:lastRead` counts. A page
 fetch only ever moves progress forward (a client preloading page 7 and then
 showing page 3 must not lose page 7); the REST API sets what the client says.
+
+One progress per series: a chapter finished, marked unread or forgotten is
+so in every copy of it the series' other sources hold (its twins: the same
+chapter key, catalog.chapter_keys), so chapter 12 read from one site is
+chapter 12 read in every reader, whichever copy it lists. Pages read part-way
+stay with the copy read: two sites cut a chapter into different pages.
 """
 
 from __future__ import annotations
@@ -12,13 +18,14 @@ from functools import cache
 from typing import Any
 
 from django.db import connections, router
-from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from catalog.chapter_numbers import CHAPTER
 from catalog.chapter_order import READING_ORDER, before
 from catalog.models import Chapter, Manga, Page
+from catalog.series_chapters import key_of
 from reader.models import ReadProgress
 
 
@@ -39,6 +46,22 @@ def stored_pages() -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
+def twins(chapters: list[Chapter]) -> list[Chapter]:
+    """The other sources' copies of `chapters` in their series (same chapter key), with `stored_pages`; 2 queries."""
+    if not chapters:
+        return []
+    mine = {c.pk for c in chapters}
+    series_of = dict(Manga.objects.filter(pk__in={c.manga_id for c in chapters}).values_list("pk", "series_id"))
+    wanted = {(series_of[c.manga_id], key_of(c)) for c in chapters}
+    candidates = (
+        Chapter.objects.filter(manga__series_id__in=set(series_of.values()), kind__in={c.kind for c in chapters})
+        .exclude(manga_id__in=series_of.keys())
+        .exclude(pk__in=mine)
+        .annotate(stored_pages=stored_pages(), series_id=F("manga__series_id"))
+    )
+    return [c for c in candidates if (c.series_id, key_of(c)) in wanted]
+
+
 def stored_page_count(chapter: Chapter) -> int:
     return Page.objects.filter(chapter=chapter).count()
 
@@ -51,6 +74,8 @@ def record_page_read(*, user: Any, chapter: Chapter, page_number: int, page_coun
     `page_number`, or moved forward when it is behind), instead of a read and
     then a compare-and-set update. A concurrent fetch of a later page still
     wins whichever commits first: the update applies only while the row is behind.
+    A page that completes the chapter completes its copies from the series' other
+    sources too (`twins`).
     """
     connection = connections[router.db_for_write(ReadProgress)]
     completed = page_number >= page_count
@@ -60,6 +85,9 @@ def record_page_read(*, user: Any, chapter: Chapter, page_number: int, page_coun
             _forward_statement(connection.vendor, connection.alias),
             [user.pk, _db_value("chapter", chapter.pk, connection), page_number, completed, now],
         )
+        moved = cursor.rowcount  # 1 when the row was created or moved forward, 0 when it was already ahead
+    if moved and completed:
+        _complete(user, twins([chapter]))
 
 
 def _db_value(field: str, value: Any, connection: Any) -> Any:
@@ -88,6 +116,12 @@ def set_progress(*, user: Any, chapter: Chapter, last_page: int, completed: bool
     progress, _ = ReadProgress.objects.update_or_create(
         user=user, chapter=chapter, defaults={"last_page": last_page, "completed": completed}
     )
+    if completed:
+        _complete(user, twins([chapter]))
+    else:
+        ReadProgress.objects.filter(user=user, chapter__in=twins([chapter]), completed=True).update(
+            completed=False, updated_at=timezone.now()
+        )
     return progress
 
 
@@ -121,7 +155,7 @@ def has_unread(user: Any) -> Exists:
 
 def forget_progress(*, user: Any, chapter: Chapter) -> None:
     """Back to unread (Komga's DELETE read-progress)."""
-    ReadProgress.objects.filter(user=user, chapter=chapter).delete()
+    ReadProgress.objects.filter(user=user, chapter__in=[chapter, *twins([chapter])]).delete()
 
 
 def mark_read_through(*, user: Any, manga: Manga, number: Decimal) -> int:
@@ -130,14 +164,21 @@ def mark_read_through(*, user: Any, manga: Manga, number: Decimal) -> int:
     Extras are left alone: their numbers count extras, so side story 19 read never marks chapter 19, nor the
     other way round. Four queries whatever the chapter count; returns how many chapters it marked.
     """
-    return _complete(user, list(readable_chapters(manga).filter(kind=CHAPTER, number__lte=number)))
+    return _complete_with_twins(user, list(readable_chapters(manga).filter(kind=CHAPTER, number__lte=number)))
 
 
 def mark_read_through_chapter(*, user: Any, chapter: Chapter) -> int:
     """`chapter` and every readable chapter of its kind before it in reading order completed (the web reader's
     "read up to here"): main chapters up to a main chapter, extras up to an extra, never one for the other."""
     earlier = readable_chapters(chapter.manga_id).filter(before(chapter), kind=chapter.kind)
-    return _complete(user, [*earlier, *readable_chapters(chapter.manga_id).filter(pk=chapter.pk)])
+    return _complete_with_twins(user, [*earlier, *readable_chapters(chapter.manga_id).filter(pk=chapter.pk)])
+
+
+def _complete_with_twins(user: Any, chapters: list[Chapter]) -> int:
+    """`chapters` and their twins completed; how many of `chapters` themselves changed."""
+    changed = _complete(user, chapters)
+    _complete(user, twins(chapters))
+    return changed
 
 
 def _complete(user: Any, chapters: list[Chapter]) -> int:

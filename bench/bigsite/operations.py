@@ -144,6 +144,45 @@ def _renew_ten() -> Operation:
     return Operation("renew 10 leases (heartbeat)", renew, writes=True, setup=lease_ten)
 
 
+def _series_operations(client: Any, size: Size) -> list[Operation]:
+    """The series views (docs/series.md) on a series of `size.copies` sources' copies of the searched manga."""
+    from catalog import series as service
+    from catalog.models import Chapter, Series
+    from crawler import series_downloads
+
+    series_id = row_id("manga", SEARCHED_MANGA)
+    other_id = row_id("manga", SEARCHED_MANGA + 1)
+    chapter = Chapter.objects.filter(manga_id=series_id).order_by("number").first()
+    copies = list(Chapter.objects.filter(manga__series_id=series_id))
+    deep_series_page = max(1, int(size.mangas * 0.9) // 50)
+    library = "/api/v1/library/series"
+
+    def merge_and_undo() -> Any:
+        target, other = Series.objects.get(pk=series_id), Series.objects.get(pk=other_id)
+        return service.undo_change(service.merge_series(target, [other], via="bench"), via="bench")
+
+    def put_progress() -> Any:
+        response = client.put(
+            f"/api/v1/progress/{chapter.id}/", {"last_page": 0, "completed": True}, content_type="application/json"
+        )
+        assert response.status_code == 200, response.content[:300]
+        return response
+
+    return [
+        Operation("API series first page", _get(client, f"{library}/")),
+        Operation("API series deep page (90 %)", _get(client, f"{library}/", page=deep_series_page)),
+        Operation(f"API series, {size.copies} sources' chapters", _get(client, f"{library}/{series_id}/")),
+        Operation("series suggestions list", _get(client, f"{library}/suggestions/")),
+        Operation("series changes list", _get(client, f"{library}/changes/")),
+        Operation("series merge + undo", merge_and_undo, writes=True),
+        Operation(f"progress PUT, read in {size.copies} copies", put_progress, writes=True),
+        Operation(
+            f"download choice, a series of {size.copies} sources",
+            lambda: series_downloads.only_wanted(copies),
+        ),
+    ]
+
+
 def operations(size: Size) -> list[Operation]:
     from jobs import housekeeping, queue
     from jobs.counts import queue_counts
@@ -237,6 +276,7 @@ def operations(size: Size) -> list[Operation]:
             "Komga books, 2,000 chapters, last page",
             _get(client, f"/api/v1/series/{LONG_MANGA_ID}/books", page=long_books_page),
         ),
+        *_series_operations(client, size),
     ]
 
 

@@ -11,7 +11,11 @@ after the first metadata pass):
   behind);
 - 20 M done jobs, changed over the last six days, plus 1,000 done jobs past the
   reaper's 7-day retention (so `reap` always has the same work);
-- 10,000 dead jobs (the requeue-all case), one per chapter with no job in flight.
+- 10,000 dead jobs (the requeue-all case), one per chapter with no job in flight;
+- series (docs/series.md): each manga of `big` is one series with `copies` - 1
+  more copies of it crawled from mirror sources (`mirror-1`, `mirror-2`: the
+  same title and 15 chapters, listed but not downloaded, since a series
+  downloads each chapter once), so the default is M mangas x 3 sources.
 
 Titles are "<Word> <word> <n>" (`title`). The searches look for the end of
 one manga's title, which names that manga alone at every size and whose jobs
@@ -61,6 +65,7 @@ def searched_term(n: int) -> str:
 @dataclass(frozen=True)
 class Size:
     mangas: int
+    copies: int = 3  # sources each manga of `big` is crawled from, grouped into one series
 
     @property
     def label(self) -> str:
@@ -83,9 +88,15 @@ class Size:
         """The first manga whose 15 chapters all have a dead job (and one done job each) at this size."""
         return -(-self.pending // CHAPTERS_PER_MANGA)
 
+    @property
+    def copy_mangas(self) -> int:
+        """The mirror sources' copies: every manga of `big` (not `small`'s) once per extra source."""
+        return (self.mangas - SMALL_SOURCE_MANGAS) * (self.copies - 1)
+
     def describe(self) -> str:
         return (
-            f"{self.mangas:,} mangas, {self.chapters + LONG_MANGA_CHAPTERS:,} chapters, "
+            f"{self.mangas:,} mangas x {self.copies} sources ({self.mangas + self.copy_mangas:,} manga rows), "
+            f"{self.chapters + LONG_MANGA_CHAPTERS + self.copy_mangas * CHAPTERS_PER_MANGA:,} chapters, "
             f"{self.pending:,} pending + {self.done + EXPIRED_DONE_JOBS:,} done + {DEAD_JOBS:,} dead jobs"
         )
 
@@ -98,10 +109,21 @@ VALUES ('big', 'Big aggregator', 'html', 'http://big.invalid/', true, '{}', now(
        ('small', 'Small site', 'html', 'http://small.invalid/', true, '{}', now(), now())
 """
 
-_MANGAS = f"""
-INSERT INTO catalog_manga (id, title, alt_titles, description, authors, status, cover, cover_url, cover_state,
-                           metadata_hash, latest_chapter_at, created_at, updated_at)
+# Each manga's series, under the manga's id (as catalog migration 0010 gives existing mangas theirs).
+_SERIES = f"""
+INSERT INTO catalog_series (id, title, source_order, merged_into_id, created_at, updated_at)
 SELECT md5('manga-' || i)::uuid,
+       initcap(({_WORD_ARRAY})[1 + i %% 10]) || ' ' || ({_WORD_ARRAY})[1 + (i / 10) %% 10] || ' ' || i,
+       '[]', NULL, now() - i * interval '1 second', now() - i * interval '1 second'
+  FROM generate_series(0, %(mangas)s - 1) AS i;
+INSERT INTO catalog_series (id, title, source_order, merged_into_id, created_at, updated_at)
+VALUES (%(long_id)s, 'The long one', '[]', NULL, now(), now())
+"""
+
+_MANGAS = f"""
+INSERT INTO catalog_manga (id, series_id, title, alt_titles, description, authors, status, cover, cover_url,
+                           cover_state, metadata_hash, latest_chapter_at, created_at, updated_at)
+SELECT md5('manga-' || i)::uuid, md5('manga-' || i)::uuid,
        initcap(({_WORD_ARRAY})[1 + i %% 10]) || ' ' || ({_WORD_ARRAY})[1 + (i / 10) %% 10] || ' ' || i,
        '[]', '', '[]', 'ongoing', '', '', CASE WHEN i %% 10 = 0 THEN 'missing' ELSE 'stored' END, '',
        CASE WHEN i %% 20 = 0 THEN NULL ELSE now() - (i %% 100000) * interval '1 minute' END,
@@ -110,9 +132,9 @@ SELECT md5('manga-' || i)::uuid,
 """
 
 _LONG_MANGA = """
-INSERT INTO catalog_manga (id, title, alt_titles, description, authors, status, cover, cover_url, cover_state,
-                           metadata_hash, latest_chapter_at, created_at, updated_at)
-VALUES (%(long_id)s, 'The long one', '[]', '', '[]', 'ongoing', '', '', 'stored', '', now(), now(), now())
+INSERT INTO catalog_manga (id, series_id, title, alt_titles, description, authors, status, cover, cover_url,
+                           cover_state, metadata_hash, latest_chapter_at, created_at, updated_at)
+VALUES (%(long_id)s, %(long_id)s, 'The long one', '[]', '', '[]', 'ongoing', '', '', 'stored', '', now(), now(), now())
 """
 
 _MANGA_SOURCES = """
@@ -139,6 +161,38 @@ INSERT INTO catalog_chapter (id, manga_id, source_id, source_chapter_key, number
                              page_count, created_at, updated_at)
 SELECT md5('long-chapter-' || n)::uuid, %(long_id)s, 'big', 'long-' || n, n, '', '', 'done', 20, now(), now()
   FROM generate_series(1, %(long)s) AS n
+"""
+
+
+# The mirrors' copies: copy c (1..copies-1) of manga i is md5('copy-c-i'), in manga i's series, same title,
+# the same 15 chapters listed but not downloaded (the series downloads each chapter once, from `big`).
+_COPY_SOURCES = """
+INSERT INTO catalog_source (id, name, kind, base_url, enabled, settings, created_at, updated_at)
+SELECT 'mirror-' || c, 'Mirror ' || c, 'html', 'http://mirror-' || c || '.invalid/', true, '{}', now(), now()
+  FROM generate_series(1, %(copies)s - 1) AS c
+"""
+
+_COPY_MANGAS = """
+INSERT INTO catalog_manga (id, series_id, title, alt_titles, description, authors, status, cover, cover_url,
+                           cover_state, metadata_hash, latest_chapter_at, created_at, updated_at)
+SELECT md5('copy-' || c || '-' || i)::uuid, m.series_id, m.title, '[]', '', '[]', 'ongoing', '', '', 'missing', '',
+       m.latest_chapter_at, m.created_at, m.updated_at
+  FROM generate_series(1, %(copies)s - 1) AS c, generate_series(%(small)s, %(mangas)s - 1) AS i,
+       LATERAL (SELECT series_id, title, latest_chapter_at, created_at, updated_at
+                  FROM catalog_manga WHERE id = md5('manga-' || i)::uuid) AS m;
+INSERT INTO catalog_mangasource (id, manga_id, source_id, source_manga_key, url, created_at, updated_at)
+SELECT md5('copy-source-' || c || '-' || i)::uuid, md5('copy-' || c || '-' || i)::uuid, 'mirror-' || c, 'm-' || i,
+       '', now(), now()
+  FROM generate_series(1, %(copies)s - 1) AS c, generate_series(%(small)s, %(mangas)s - 1) AS i
+"""
+
+_COPY_CHAPTERS = f"""
+INSERT INTO catalog_chapter (id, manga_id, source_id, source_chapter_key, number, title, url, sync_state,
+                             page_count, created_at, updated_at)
+SELECT md5('copy-chapter-' || c || '-' || j)::uuid, md5('copy-' || c || '-' || (j / {CHAPTERS_PER_MANGA}))::uuid,
+       'mirror-' || c, 'c-' || j, j %% {CHAPTERS_PER_MANGA} + 1, '', '', 'new', 0, now(), now()
+  FROM generate_series(1, %(copies)s - 1) AS c,
+       generate_series(%(small)s * {CHAPTERS_PER_MANGA}, %(chapters)s - 1) AS j
 """
 
 
@@ -216,6 +270,7 @@ SELECT md5('job-analyze-' || k)::uuid, 'analyze_page',
 
 STEPS = (
     ("sources", _SOURCES),
+    ("series", _SERIES),
     ("mangas", _MANGAS),
     ("the 2,000-chapter manga", _LONG_MANGA),
     ("manga sources", _MANGA_SOURCES),
@@ -226,6 +281,9 @@ STEPS = (
     ("expired done jobs", _EXPIRED_DONE_JOBS),
     ("dead jobs", _DEAD_JOBS),
     ("other sources' and analyze jobs", _SMALL_SOURCE_JOBS + ";\n" + _ANALYZE_JOBS),
+    ("mirror sources", _COPY_SOURCES),
+    ("mirror copies of the mangas", _COPY_MANGAS),
+    ("mirror copies' chapters", _COPY_CHAPTERS),
 )
 
 
@@ -243,6 +301,7 @@ def seed(size: Size, log: object = print) -> None:
         "small": SMALL_SOURCE_MANGAS,
         "long": LONG_MANGA_CHAPTERS,
         "long_id": LONG_MANGA_ID,
+        "copies": size.copies,
     }
     with connection.cursor() as cursor:
         for label, statement in STEPS:

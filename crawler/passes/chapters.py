@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from catalog.chapter_numbers import CHAPTER
 from catalog.models import Chapter, Manga, Source
-from crawler import download_policy
+from crawler import audit, download_policy, series_downloads
 from crawler.payloads import SyncChapterContent
 from crawler.sources.base import SourceChapter
 from jobs.queue import enqueue_many
@@ -85,6 +85,9 @@ def sync_chapters(manga: Manga, source_row: Source, source_chapters: Sequence[So
     ours = Chapter.objects.filter(manga=manga, source=source_row)
     if diff.dropped:
         ours.filter(source_chapter_key__in=diff.dropped, dropped_at__isnull=True).update(dropped_at=now, updated_at=now)
+        # A chapter gone from this source before it was downloaded is downloaded from the series' next source.
+        gone = ours.filter(source_chapter_key__in=diff.dropped).exclude(sync_state=Chapter.SyncState.DONE)
+        enqueue_chapter_content(series_downloads.replacements(list(gone)))
     if diff.revived:
         ours.filter(source_chapter_key__in=diff.revived).update(dropped_at=None, updated_at=now)
     _update_changed(stored, listed)
@@ -107,14 +110,16 @@ def sync_chapters(manga: Manga, source_row: Source, source_chapters: Sequence[So
 
 
 def enqueue_chapter_content(chapters: Iterable[Chapter]) -> int:
-    """Queue `sync_chapter_content` for each chapter not yet downloaded, lowest number first.
+    """Queue `sync_chapter_content` for each chapter not yet downloaded, lowest number first, once per series.
 
     Dropped chapters are left alone (the source no longer serves them). A
     chapter whose job is already in flight is skipped by the queue's dedup.
     Returns how many jobs were inserted.
     """
+    pending = [c for c in chapters if c.sync_state != Chapter.SyncState.DONE and c.dropped_at is None]
+    # A chapter another source of its series downloads instead is left `new` (crawler.series_downloads).
     todo = sorted(
-        (c for c in chapters if c.sync_state != Chapter.SyncState.DONE and c.dropped_at is None),
+        series_downloads.only_wanted(pending),
         key=lambda c: chapter_order(c.number, c.source_chapter_key, c.kind, c.volume),
     )
     if not todo:
@@ -130,6 +135,20 @@ def enqueue_chapter_content(chapters: Iterable[Chapter]) -> int:
         id__in=[c.id for c in todo], sync_state__in=[Chapter.SyncState.NEW, Chapter.SyncState.FAILED]
     ).update(sync_state=Chapter.SyncState.QUEUED, updated_at=timezone.now())
     return inserted
+
+
+def fail_over(chapter: Chapter, *, reason: str) -> Chapter | None:
+    """Queue the next source's copy of `chapter`, which failed for good, and say so in the audit log; None when
+    no other source of its series has one to try."""
+    Chapter.objects.filter(pk=chapter.pk).update(sync_state=Chapter.SyncState.FAILED, updated_at=timezone.now())
+    replacement = series_downloads.next_copy(chapter)
+    if replacement is None:
+        return None
+    enqueue_chapter_content([replacement])
+    detail = {"from": chapter.source_id, "to": replacement.source_id, "chapter": str(replacement.id), "reason": reason}
+    audit.record(None, "series_failover", scope="chapter", target_id=chapter.id, detail=detail)
+    logger.info("chapter %s failed for good on %s: %s's copy queued", chapter.id, chapter.source_id, detail["to"])
+    return replacement
 
 
 def _dedupe(chapters: Sequence[SourceChapter]) -> dict[str, SourceChapter]:

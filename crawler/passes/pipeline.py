@@ -20,7 +20,10 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, models, transaction
 
 from catalog.copies import remove_orphan_copies
+from catalog.cover_hash import stored_cover_hash
 from catalog.models import Manga, MangaSource, Source, Tag
+from catalog.series import refresh_match_keys
+from catalog.series_candidates import group_arrival
 from catalog.storage import delete_stored, store_image_stream
 from crawler.errors import CrawlerError, RetryLater, SessionExpired, SourceBusy
 from crawler.passes.chapters import ChapterSyncResult, sync_chapters
@@ -132,6 +135,11 @@ def upsert_metadata(source_row: Source, ref: SourceMangaRef, detail: MangaDetail
                 manga.save()
                 _set_tags(manga, detail.metadata.tags)
                 MangaSource.objects.create(manga=manga, source=source_row, source_manga_key=ref.key, url=ref.url)
+                refresh_match_keys([manga])
+            # Another source's copy of it joins its series now, before its chapters are queued: each chapter is
+            # downloaded once (crawler.series_downloads).
+            group_arrival(manga)
+            manga.refresh_from_db(fields=["series"])
             return manga, MetadataOutcome.INSERTED
         except IntegrityError:
             link = MangaSource.objects.select_related("manga").get(source=source_row, source_manga_key=ref.key)
@@ -150,6 +158,7 @@ def upsert_metadata(source_row: Source, ref: SourceMangaRef, detail: MangaDetail
             fields.append("cover_state")
         manga.save(update_fields=[*fields, "updated_at"])
         _set_tags(manga, detail.metadata.tags)
+        refresh_match_keys([manga])
     return manga, MetadataOutcome.UPDATED
 
 
@@ -213,7 +222,10 @@ def fetch_cover(manga: Manga, source: SourceAdapter, *, status: StatusHandle) ->
             return CoverOutcome.FAILED
     manga.cover.name = stored.name
     manga.cover_state = Manga.CoverState.STORED
-    manga.save(update_fields=["cover", "cover_state", "updated_at"])
+    # Series matching compares covers by this hash; "" (undecodable) leaves the cover out of matching.
+    manga.cover_hash = stored_cover_hash(stored.name)
+    manga.save(update_fields=["cover", "cover_state", "cover_hash", "updated_at"])
+    refresh_match_keys([manga])
     _remove_other_covers(manga, keep=stored.name)
     logger.info("cover stored manga=%s name=%s bytes=%s", manga.id, stored.name, stored.size)
     return CoverOutcome.FETCHED

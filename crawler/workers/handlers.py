@@ -19,7 +19,7 @@ from catalog.models import Chapter, Manga, MangaSource, Source
 from crawler import audit
 from crawler.errors import CrawlerError, SourceConfigError
 from crawler.passes.chapter_download import download_chapter
-from crawler.passes.chapters import sync_chapters
+from crawler.passes.chapters import fail_over, sync_chapters
 from crawler.passes.disk_guard import ensure_room_for_pages
 from crawler.passes.download_backfill import run_backfill
 from crawler.passes.pipeline import process_manga_ref
@@ -32,6 +32,7 @@ from crawler.payloads import (
     SyncChapterList,
     SyncManga,
 )
+from crawler.series_downloads import fails_for_good
 from crawler.sources.base import Source as SourceAdapter
 from crawler.sources.base import SourceMangaRef
 from jobs.kinds import Kind
@@ -137,7 +138,12 @@ def handle_sync_chapter_content(payload: SyncChapterContent, ctx: JobContext) ->
         return
     ensure_room_for_pages()  # a job leased just before the disk filled: released, not failed
     with _open_source(row, ctx) as source:
-        download_chapter(chapter, source, status=ctx.status, cancel=ctx.cancel)
+        try:
+            download_chapter(chapter, source, status=ctx.status, cancel=ctx.cancel)
+        except Exception as exc:
+            if fails_for_good(exc, ctx.lease.attempts, ctx.lease.max_attempts):
+                fail_over(chapter, reason=str(exc))
+            raise
 
 
 def handle_metadata_pass(payload: MetadataPass, ctx: JobContext) -> None:

@@ -12,6 +12,7 @@ import pytest
 from django.core.files.storage import default_storage
 
 from catalog.models import Chapter, Manga, MangaSource
+from catalog.series_matching import match_keys
 from crawler import state_store
 from crawler.errors import SessionExpired, SourceUnavailable
 from crawler.passes import metadata_pass
@@ -49,6 +50,11 @@ def test_full_pass_stores_every_manga_cover_and_chapter_and_enqueues_content_in_
         assert manga.title == site_manga.title
         assert manga.cover_state == "stored" and default_storage.exists(manga.cover.name)
         assert manga.cover.name.startswith(f"covers/{manga.id}/")
+        # Series matching finds it by its title and its cover's hash bands (catalog.series_matching).
+        assert len(manga.cover_hash) == 16
+        assert set(manga.match_keys.values_list("key", flat=True)) == match_keys(
+            manga.title, manga.alt_titles, manga.cover_hash
+        )
         stored = dict(Chapter.objects.filter(manga=manga).values_list("source_chapter_key", "number"))
         assert stored == {c.key: c.number for c in site_manga.chapters}
         numbers = content_job_numbers(manga)
