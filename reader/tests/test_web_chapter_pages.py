@@ -53,6 +53,7 @@ def _get(client: Client, url: str) -> tuple[str, int]:
 
 def test_a_2000_chapter_manga_renders_one_bounded_page_in_as_many_queries_as_a_small_one(reader):
     small, _ = _many_chapters(50, "small")
+    reader.get("/")  # the signed-in user is read once a burst: every count below sees it remembered
     _, small_queries = _get(reader, f"/mangas/{small.id}/")
     big, chapters = _many_chapters(2000)
 
