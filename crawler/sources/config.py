@@ -131,6 +131,10 @@ DEFAULT_IMAGE_ATTRS = ("data-src", "data-lazy-src", "srcset", "data-cfsrc", "src
 _COOKIE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 _FORBIDDEN_HEADERS = {"cookie", "host", "content-length"}
+# Request headers whose values are credentials: `headers` entries of these names are secret settings, shown masked
+# on every way out and kept when sent back masked (catalog.source_settings.masked). A session cookie never sits in
+# the settings at all (`cookie` is refused above; the operator's session is stored apart, crawler.state_store).
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "x-auth-token", "x-access-token"})
 PAGE_PLACEHOLDERS = frozenset({"page", "page_index", "offset", "start_index"})
 LIST_PLACEHOLDERS = PAGE_PLACEHOLDERS | {"manga_path", "api", "base"}
 MAX_MANGA_PATH = 200
