@@ -54,3 +54,14 @@ def test_masked_headers_sent_back_keep_their_stored_values():
     stored = {"headers": {"Authorization": "Bearer t0ken", "Accept": "*/*"}}
     back = {"headers": {"Authorization": MASK, "Accept": "image/*"}}
     assert with_stored_secrets(back, stored) == {"headers": {"Authorization": "Bearer t0ken", "Accept": "image/*"}}
+
+
+def test_a_sources_config_in_a_log_line_carries_neither_a_password_nor_a_credential_header():
+    from crawler.sources.config import HtmlSourceConfig
+    from crawler.sources.suwayomi.config import SuwayomiConfig
+
+    suwayomi = SuwayomiConfig.from_settings(
+        {"suwayomi_source": "1", "suwayomi_username": "reader", "suwayomi_password": "pa55-Wh1sper"}, source_id="harbor"
+    )
+    html = HtmlSourceConfig("/list/{page}", "a", "h1", "li", headers=(("Authorization", "Bearer t0ken"),))
+    assert "pa55-Wh1sper" not in repr(suwayomi) and "t0ken" not in repr(html)

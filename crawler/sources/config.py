@@ -116,6 +116,7 @@ import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from catalog import source_settings
@@ -205,7 +206,8 @@ class HtmlSourceConfig:
     page_image_url: str | None = None
     image_attrs: tuple[str, ...] = DEFAULT_IMAGE_ATTRS
     image_referer: str = "chapter"
-    headers: tuple[tuple[str, str], ...] = ()
+    # Out of the repr: a config in a log line or traceback carries no Authorization value (SECRET_HEADERS).
+    headers: tuple[tuple[str, str], ...] = dataclass_field(default=(), repr=False)
     requires_browser: bool = False
     browser_wait_secs: float = 10.0
     browser_network_idle: bool = False
