@@ -7,11 +7,13 @@ and `SourceAdmin.editor` (the console's audited source changes).
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from django.contrib import admin
 from django.http import HttpRequest
 
+from catalog import source_settings
 from catalog.chapter_names import display_title
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
 from catalog.series_admin import MergePermission, split_out_of_series
@@ -62,6 +64,17 @@ class SourceAdmin(ExtensibleAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return self.editor is not None and self.editor.may_edit(request)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """Shown read-only (no editor, or not allowed to edit), the settings are shown with their secrets masked."""
+        fields = list(super().get_fields(request, obj))
+        if obj is not None and not self.has_change_permission(request, obj):
+            fields = ["shown_settings" if name == "settings" else name for name in fields]
+        return fields
+
+    @admin.display(description="settings")
+    def shown_settings(self, obj: Source) -> str:
+        return json.dumps(source_settings.masked(obj.settings), indent=2, ensure_ascii=False)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if self.editor is None:

@@ -7,8 +7,9 @@ the operator's controls (`console.control`), so the API and the Django admin
 audit alike, and by the crawl worker for what it starts on its own (no actor);
 it lives here, beside its table, because both write it. Rows are read-only in
 the admin. Details never carry secrets: a session value appears
-only as its SHA-256 fingerprint, and a source's settings lose their
-password keys (`without_secrets`).
+only as its SHA-256 fingerprint, and a source's settings are written
+with their secret keys masked (`without_secrets`, the settings contract's
+`catalog.source_settings.masked`).
 """
 
 from __future__ import annotations
@@ -17,18 +18,16 @@ from typing import Any
 
 from django.db import transaction
 
+from catalog import source_settings
 from crawler.models import AuditEvent
 from jobs.worker.status.notify import notify_status_changed
 
-SECRET_SETTINGS = frozenset({"suwayomi_password"})
-HIDDEN = "(hidden)"
+HIDDEN = source_settings.MASK
 
 
 def without_secrets(settings: Any) -> Any:
     """A source's settings for an audit row: each secret key's value replaced, the rest as it is."""
-    if not isinstance(settings, dict):
-        return settings
-    return {key: HIDDEN if key in SECRET_SETTINGS else value for key, value in settings.items()}
+    return source_settings.masked(settings)
 
 
 def record(

@@ -10,7 +10,7 @@ class VerifyRun(models.Model):
 
     class Phase(models.TextChoices):
         PAGES = "pages", "Stored pages"
-        ORPHANS = "orphans", "Files no page names"
+        ORPHANS = "orphans", "Files nothing names"
         CHAPTERS = "chapters", "Chapter gaps and exports"
         DONE = "done", "Done"
 
@@ -41,7 +41,7 @@ class VerifyFinding(models.Model):
     class Kind(models.TextChoices):
         MISSING = "missing", "Page file missing"
         CORRUPT = "corrupt", "Page bytes do not match their sha256"
-        ORPHAN = "orphan", "File no page names"
+        ORPHAN = "orphan", "File nothing names (no page, cover, or original of a copy)"
         GAP = "gap", "Listed chapter not downloaded between stored ones"
         STALE = "stale", "Export older than its chapter"
 

@@ -6,7 +6,8 @@ decides): staff holding just `catalog.change_source` see the list read-only,
 since a `base_url` or a `download` policy decides what the server fetches
 (and queues). Every save goes through `change_source` / `add_site` /
 `remove_source`, which check the operator permission again and write the
-audit row every other door writes.
+audit row every other door writes. Secret settings are shown masked in the
+form; sent back unchanged, `change_source` keeps the stored value.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from catalog import source_settings
 from catalog.models import Source
 from console.control import downloads, source_changes
 from console.control.operators import can_operate
@@ -29,6 +31,11 @@ class SourceForm(forms.ModelForm):
     class Meta:
         model = Source
         fields = "__all__"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:  # the stored secrets never reach the page; a masked one sent back is kept
+            self.initial["settings"] = source_settings.masked(self.instance.settings)
 
     def clean_settings(self) -> Any:
         """A NUL is refused as a form error: PostgreSQL's jsonb would refuse it with a 500."""

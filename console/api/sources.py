@@ -6,6 +6,10 @@ The same change the admin form, the admin actions, the Sources page and
 switch queues or withdraws downloads, and one `change_source` audit row
 names the door (`"via": "api"`). A body the settings contract refuses is a
 400 naming the key; nothing changes.
+
+Secret settings (a Suwayomi password, an Authorization header) are answered
+as `"(hidden)"`; a PATCH that sends `"(hidden)"` back keeps the stored
+value, a new value replaces it (`catalog.source_settings`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from catalog import source_settings
 from catalog.models import Source
 from console.api.base import ControlAPIView
 from console.api.control import ERRORS, validated
@@ -35,6 +40,11 @@ class SourceSerializer(serializers.ModelSerializer):
     def get_download(self, source: Source) -> str:
         return download_policy.policy_of(source)
 
+    def to_representation(self, instance: Source) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        data["settings"] = source_settings.masked(data["settings"])
+        return data
+
 
 class SourceChangeInput(serializers.Serializer):
     """The fields to change; those left out keep their value. `download` sets the settings' `download` key."""
@@ -42,7 +52,10 @@ class SourceChangeInput(serializers.Serializer):
     name = serializers.CharField(max_length=200, required=False)
     base_url = serializers.URLField(max_length=500, required=False)
     enabled = serializers.BooleanField(required=False)
-    settings = serializers.DictField(required=False, help_text="the whole settings object (replaces it)")
+    settings = serializers.DictField(
+        required=False,
+        help_text='the whole settings object (replaces it; a secret sent back as "(hidden)" keeps its value)',
+    )
     download = serializers.ChoiceField(choices=download_policy.POLICIES, required=False)
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:

@@ -15,8 +15,11 @@ management commands all call `change_source`, so each change:
   anywhere in the settings is refused before PostgreSQL would;
 - queues or withdraws downloads when the `download` policy switches
   (`console.control.downloads.apply_switch`);
+- keeps a secret setting (`catalog.source_settings`) the door showed masked
+  and the person sent back unchanged, so editing another key never wipes the
+  password or stores the mask in its place;
 - writes one audit row, `change_source`, naming the door (`via`) and each
-  changed field's value before and after.
+  changed field's value before and after (secrets masked).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from catalog import source_settings
 from catalog.models import Source
 from console.control.downloads import PolicySwitch, apply_switch
 from console.control.errors import ControlError
@@ -118,6 +122,8 @@ def change_source(
         source = Source.objects.select_for_update().filter(id=source_id).first()
         if source is None:
             raise SourceMissing(f"source {source_id!r} does not exist")
+        if "settings" in changes:
+            changes["settings"] = source_settings.with_stored_secrets(changes["settings"], source.settings)
         if merge_settings:
             changes["settings"] = {**changes.get("settings", source.settings or {}), **merge_settings}
         policy_before = download_policy.policy_of(source)
@@ -136,9 +142,25 @@ def change_source(
             raise ChangeRefused(validation_message(exc, source_id)) from exc
         source.save(update_fields=[*changed, "updated_at"])
         switch = apply_switch(source, policy_before, download_policy.policy_of(source))
-        detail = {"via": via, "changed": changed, "enqueue_job": switch.enqueue_job, "withdrawn": switch.withdrawn}
+        detail = {
+            "via": via,
+            "changed": _without_secrets(changed),
+            "enqueue_job": switch.enqueue_job,
+            "withdrawn": switch.withdrawn,
+        }
         audit.record(actor, ACTION, scope="source", target_id=source.id, detail=detail)
     return SourceChange(source, changed, switch)
+
+
+def _without_secrets(changed: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The changed fields for the audit row: settings before and after with their secrets masked.
+
+    A secret that changed still shows as changed (the settings differ) without either value.
+    """
+    if "settings" not in changed:
+        return changed
+    settings = {side: source_settings.masked(value) for side, value in changed["settings"].items()}
+    return {**changed, "settings": settings}
 
 
 def set_download_policy(*, actor: Any, source_id: str, policy: str, via: str = "cli") -> PolicySwitch:

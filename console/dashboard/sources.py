@@ -25,6 +25,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from catalog.models import Source
+from catalog.source_settings import masked
 from console.control import actions, sites
 from console.control.errors import ControlError
 from console.control.operators import can_operate
@@ -221,7 +222,8 @@ def source_settings(request: HttpRequest, source_id: str) -> HttpResponse:
                 messages.success(request, f"Settings of {source.id} saved.")
                 return redirect("crawler-sources")
     else:
-        form = SettingsForm(initial={"settings": json.dumps(source.settings, indent=2)})
+        # Secrets shown masked; sent back unchanged, change_source keeps the stored ones.
+        form = SettingsForm(initial={"settings": json.dumps(masked(source.settings), indent=2)})
     return _render(
         request,
         "console/source_settings.html",

@@ -116,6 +116,7 @@ import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from catalog import source_settings
@@ -131,6 +132,10 @@ DEFAULT_IMAGE_ATTRS = ("data-src", "data-lazy-src", "srcset", "data-cfsrc", "src
 _COOKIE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 _FORBIDDEN_HEADERS = {"cookie", "host", "content-length"}
+# Request headers whose values are credentials: `headers` entries of these names are secret settings, shown masked
+# on every way out and kept when sent back masked (catalog.source_settings.masked). A session cookie never sits in
+# the settings at all (`cookie` is refused above; the operator's session is stored apart, crawler.state_store).
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "x-auth-token", "x-access-token"})
 PAGE_PLACEHOLDERS = frozenset({"page", "page_index", "offset", "start_index"})
 LIST_PLACEHOLDERS = PAGE_PLACEHOLDERS | {"manga_path", "api", "base"}
 MAX_MANGA_PATH = 200
@@ -201,7 +206,8 @@ class HtmlSourceConfig:
     page_image_url: str | None = None
     image_attrs: tuple[str, ...] = DEFAULT_IMAGE_ATTRS
     image_referer: str = "chapter"
-    headers: tuple[tuple[str, str], ...] = ()
+    # Out of the repr: a config in a log line or traceback carries no Authorization value (SECRET_HEADERS).
+    headers: tuple[tuple[str, str], ...] = dataclass_field(default=(), repr=False)
     requires_browser: bool = False
     browser_wait_secs: float = 10.0
     browser_network_idle: bool = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 import uuid
 from decimal import Decimal
 
@@ -11,6 +12,8 @@ from django.core.files.storage import default_storage
 
 from catalog.models import Chapter, Manga, MangaSource, Page, Source
 from reader.tests.factories import image_bytes
+from upkeep.models import VerifyRun
+from upkeep.verify.run import Options, run_verify, start_or_resume
 
 
 def stored_chapter(manga: Manga, source: Source, number: int | str, *, pages: int = 2, **fields) -> Chapter:
@@ -59,3 +62,16 @@ def damaged_library() -> dict[str, object]:
         "corrupt": corrupt,
         "orphan": orphan,
     }
+
+
+def verify_stopping_after_every_batch(limit: int) -> tuple[VerifyRun, int]:
+    """Run a full pass that is cancelled after each batch and resumed, as a deadline would; (the run, stops)."""
+    cancel = threading.Event()
+    stops = 0
+    while True:
+        run = start_or_resume(Options(full=True))
+        if run_verify(run, cancel=cancel, progress=lambda _run: cancel.set()):
+            return run, stops
+        cancel.clear()
+        stops += 1
+        assert stops < limit, "the pass does not move on"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from catalog.models import Chapter, Page
 from jobs.models import Job
 from reader.export import chapters_to_export, export_library
 from upkeep.models import VerifyFinding, VerifyRun
-from upkeep.tests.library import damaged_library
+from upkeep.tests.library import damaged_library, verify_stopping_after_every_batch
 from upkeep.verify import listing, repairs
 from upkeep.verify import run as verify_run
 from upkeep.verify.run import Options, run_verify, start_or_resume
@@ -67,15 +66,7 @@ def test_a_pass_stopped_after_each_batch_resumes_where_it_stopped_and_reports_ea
     monkeypatch.setattr(verify_run, "BATCH", 1)
     monkeypatch.setattr(verify_run, "MANGA_BATCH", 1)
     monkeypatch.setattr(listing, "DIRECTORY_BATCH", 2)  # several scans of the pages folder on the local disk
-    cancel = threading.Event()
-    stops = 0
-    while True:
-        run = start_or_resume(Options(full=True))
-        if run_verify(run, cancel=cancel, progress=lambda _run: cancel.set()):
-            break
-        cancel.clear()
-        stops += 1
-        assert stops < 50
+    run, stops = verify_stopping_after_every_batch(50)
     assert VerifyRun.objects.count() == 1
     assert stops >= 8 + 8  # a stop after every page row and every stored file
     assert sorted(run.findings.values_list("kind", flat=True)) == ["corrupt", "gap", "missing", "orphan"]

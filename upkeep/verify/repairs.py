@@ -9,8 +9,10 @@ second time and one cut short carries on where it stopped.
   the indexes with no row (crawler.passes.chapter_download), so the pages
   that were fine are not fetched again. Gaps are queued the same way.
   Chapters are queued in reading order, manga by manga.
-- Orphans: each file is checked again just before it is deleted (a row may
-  name it since the pass saw it), and only after the operator confirmed.
+- Orphans (pages, covers and their scaled copies): each file is checked
+  again just before it is deleted (a row may name it, or its original, since
+  the pass saw it; `upkeep.verify.stored_files.named`), and only after the
+  operator confirmed.
 - Stale exports: written again by the export (reader.export), which then
   announces the export so media servers rescan.
 """
@@ -31,6 +33,7 @@ from catalog.storage import delete_stored
 from crawler.passes.chapters import enqueue_chapter_content
 from reader.export import chapters_to_export, export_library
 from upkeep.models import VerifyFinding, VerifyRun
+from upkeep.verify import stored_files
 
 BATCH = 500
 Kind = VerifyFinding.Kind
@@ -101,14 +104,14 @@ def _by_manga(chapters: list[Chapter]) -> Iterator[list[Chapter]]:
 
 
 def delete_orphans(run: VerifyRun, *, confirmed: bool, storage: Storage | None = None) -> Repaired:
-    """Delete the orphan files the run found that still no page names; refused unless `confirmed`."""
+    """Delete the orphan files the run found that still nothing names; refused unless `confirmed`."""
     if not confirmed:
         raise PermissionError("deleting orphan files needs a confirmation (--yes, or the form's confirm box)")
     storage = storage or default_storage
     total = Repaired()
     for batch in _open(run, (Kind.ORPHAN,)):
         names = [f.name for f in batch]
-        named = set(Page.objects.filter(image__in=names).values_list("image", flat=True))
+        named = stored_files.named(names)
         deleted = [name for name in names if name not in named]
         for name in deleted:
             delete_stored(name, storage=storage)

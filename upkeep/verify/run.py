@@ -32,13 +32,12 @@ from catalog.models import Chapter, Page
 from catalog.storage import open_stored
 from reader.export import MANIFEST, stamp_of
 from upkeep.models import VerifyFinding, VerifyRun
-from upkeep.verify import decisions
+from upkeep.verify import decisions, stored_files
 from upkeep.verify.listing import storage_kind, stored_keys
 
 BATCH = 1000
 MANGA_BATCH = 500
 HASH_CHUNK = 1024 * 1024
-PAGES_PREFIX = "pages"
 Phase = VerifyRun.Phase
 Kind = VerifyFinding.Kind
 COUNTERS = ("pages", "hashed", "files", "mangas", "chapters", *Kind.values)
@@ -204,29 +203,24 @@ def _sha256(storage: Storage, name: str) -> str:
     return digest.hexdigest()
 
 
-# --- orphans: stored files under pages/ that no page row names -----------------------------------------------
+# --- orphans: stored files (pages, covers, their scaled copies) that nothing names ------------------------------
 
 
 def _orphans(walk: Walk) -> Iterator[None]:
-    keys = stored_keys(walk.storage, PAGES_PREFIX, walk.run.cursor.get("key", ""))
+    # The cursor is the last key listed; the prefixes are walked in key order, so it also says which prefix.
+    after = walk.run.cursor.get("key", "")
     grace = settings.VERIFY_ORPHAN_GRACE_SECS
-    while listed := list(islice(keys, BATCH)):
-        names = [key for key, _ in listed]
-        referenced = set(Page.objects.filter(image__in=names).values_list("image", flat=True))
-        orphans = decisions.orphan_keys(listed, referenced, now=time.time(), grace_secs=grace)
-        findings = [VerifyFinding(kind=Kind.ORPHAN, name=key, chapter_id=_chapter_of(key)) for key in orphans]
-        _save(walk, {"key": names[-1]}, findings, {"files": len(listed)})
-        yield
-
-
-def _chapter_of(key: str) -> Any:
-    import uuid
-
-    parts = key.split("/")
-    try:
-        return uuid.UUID(parts[1]) if len(parts) == 3 else None
-    except ValueError:
-        return None
+    for prefix in stored_files.prefixes_from(after):
+        keys = stored_keys(walk.storage, prefix, after)
+        while listed := list(islice(keys, BATCH)):
+            names = [key for key, _ in listed]
+            orphans = decisions.orphan_keys(listed, stored_files.named(names), now=time.time(), grace_secs=grace)
+            findings = [
+                VerifyFinding(kind=Kind.ORPHAN, name=key, **stored_files.finding_fields(key)) for key in orphans
+            ]
+            after = names[-1]
+            _save(walk, {"key": after}, findings, {"files": len(listed)})
+            yield
 
 
 # --- chapters: gaps per source and manga, exports older than their chapter -----------------------------------

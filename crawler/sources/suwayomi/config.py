@@ -18,7 +18,7 @@ its settings pick one of the server's sources and say how to log in:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from catalog import source_settings
@@ -41,6 +41,8 @@ SETTINGS_KEYS = frozenset(
         "suwayomi_scanlator",
     }
 )
+# Shown masked on every way out and kept when sent back masked (catalog.source_settings.masked).
+SECRET_KEYS = frozenset({"suwayomi_password"})
 _SOURCE_ID = re.compile(r"^-?\d{1,20}$")
 # Mihon's source languages are BCP 47 codes ("en", "pt-BR", "zh-Hans") or "all"/"other" for several or none.
 _LANGUAGE_CODE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
@@ -54,7 +56,7 @@ class SuwayomiConfig:
     listing: str = "auto"
     auth: str | None = None  # None: the server has no auth on
     username: str = ""
-    password: str = ""
+    password: str = field(default="", repr=False)  # a config in a log line or traceback carries no password
     scanlator: str | None = None
     politeness: Politeness = Politeness()
 
