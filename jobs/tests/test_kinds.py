@@ -41,8 +41,10 @@ def test_the_apps_register_their_kinds_for_their_roles():
         "metadata_pass",
         "reconcile",
         "enqueue_downloads",
+        "verify_library",
     }
     assert set(kinds.for_role("analyze")) == {"analyze_page"}
+    assert set(kinds.for_role("notify")) == {"notify_send"}
 
 
 @pytest.mark.sqlite_ok
