@@ -261,30 +261,6 @@ def politeness_from_settings(values: dict[str, Any], *, source_id: str) -> Polit
     return Politeness(**checked)
 
 
-def validate_source_settings(source_id: str, kind: str, values: dict[str, Any]) -> None:
-    """The settings contract's check of the crawler's keys (a demo row starts from the demo site's selectors).
-
-    A suwayomi row takes only the politeness keys of these: its selectors are the server's GraphQL API.
-    """
-    from crawler.sources.demo import demo_settings
-
-    if kind == "suwayomi":
-        extra = sorted(set(values) - POLITENESS_KEYS)
-        if extra:
-            raise source_settings.SourceSettingsError(
-                f"source {source_id!r}: settings key {extra[0]!r} is for html sources, not suwayomi", key=extra[0]
-            )
-        try:
-            politeness_from_settings(values, source_id=source_id)
-        except SourceConfigError as exc:
-            raise source_settings.SourceSettingsError(str(exc)) from exc
-        return
-    try:
-        HtmlSourceConfig.from_settings(demo_settings(**values) if kind == "demo" else values, source_id=source_id)
-    except SourceConfigError as exc:
-        raise source_settings.SourceSettingsError(str(exc)) from exc
-
-
 _REQUIRED = ("list_url", "list_anchor", "title", "chapter_item")
 _SELECTORS = {"list_next", "chapter_link", "login_wall_selector"}
 # Items: a CSS selector, or a JSONPath that reads the answer as JSON. The cover is an <img> or a JSON URL.
