@@ -22,7 +22,8 @@ from selectolax.parser import HTMLParser
 from crawler.errors import SelectorMatchedNothing, SourceConfigError
 from crawler.sources import fields, json_parsing, parsing
 from crawler.sources.answers import FetchedPage, raise_for_status
-from crawler.sources.config import HtmlSourceConfig, template_fields
+from crawler.sources.config import HtmlSourceConfig
+from crawler.sources.config_keys import template_fields
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import SourceHttp
 from crawler.sources.paging import MAX_CHAPTER_LIST_REQUESTS, Endpoint, paging_values
