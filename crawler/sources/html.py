@@ -37,7 +37,7 @@ from crawler.clearance.passers import challenge_handler
 from crawler.clearance.planning import ClearanceStore, MemoryStore
 from crawler.errors import CrawlerError, NotFound, SelectorMatchedNothing, SessionExpired, SourceConfigError
 from crawler.politeness.gate import RequestGate, Unlimited, check_answer, passing
-from crawler.sources import fields, gate_post, json_parsing, parsing
+from crawler.sources import fields, gate_post, json_parsing, page_images, parsing
 from crawler.sources.answers import FetchedPage, HttpImageStream, raise_for_status
 from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
 from crawler.sources.chapter_lists import ChapterListRequests
@@ -200,7 +200,7 @@ class HtmlSource:
         )
         doc = self._document(page, json=detail_json, what="detail_url")
         metadata, cover_url = parsing.manga_metadata(doc, page.url, config)
-        values |= parsing.capture_values(doc, config.detail_captures)
+        values |= fields.capture_values(doc, config.detail_captures)
         parsed = self._chapters_in(doc, page.html, page.url, values)
         where = page.url
         if parsed.items == 0 and config.chapter_list_url:
@@ -228,17 +228,17 @@ class HtmlSource:
         page = self._load(
             chapter.url,
             what="chapter URL",
-            ready=None if json_pages else lambda html: bool(parsing.parse_page_images(html, chapter.url, config)),
+            ready=None if json_pages else lambda html: bool(page_images.parse_page_images(html, chapter.url, config)),
             json=json_pages,
         )
         if json_pages:
             doc = self._document(page, json=True, what="chapter URL")
-            values = {**self._values(), **parsing.capture_values(doc, config.page_captures)}
+            values = {**self._values(), **fields.capture_values(doc, config.page_captures)}
             urls = json_parsing.json_page_images(doc, page.url, config, values)
         else:
             tree = HTMLParser(page.html)
-            values = {**self._values(), **parsing.capture_values(tree, config.page_captures)}
-            urls = parsing.parse_page_images(page.html, page.url, config, values)
+            values = {**self._values(), **fields.capture_values(tree, config.page_captures)}
+            urls = page_images.parse_page_images(page.html, page.url, config, values)
         if not urls:
             if config.page_image:
                 key, selector = "page_image", config.page_image
