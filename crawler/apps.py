@@ -9,23 +9,23 @@ class CrawlerConfig(AppConfig):
         from catalog import source_settings
         from catalog.signals import bookmark_created
         from crawler import bookmark_hook, download_policy
+        from crawler.sources import kinds as source_kinds
         from crawler.sources.config import SECRET_HEADERS, SETTINGS_KEYS
-        from crawler.sources.kind_settings import validate_crawler_settings
-        from crawler.sources.mangadex import settings as mangadex_settings
-        from crawler.sources.suwayomi import config as suwayomi_config
         from crawler.workers.handlers import CRAWL_KINDS
         from jobs import kinds
 
+        # The shared keys (selectors, politeness) checked by the row's kind, then each kind's own keys.
         source_settings.register(
-            "crawler", SETTINGS_KEYS, validate_crawler_settings, secret_entries={"headers": SECRET_HEADERS}
+            "crawler",
+            SETTINGS_KEYS,
+            source_kinds.validate_crawler_keys,
+            secret_entries={"headers": SECRET_HEADERS},
         )
-        source_settings.register("crawler.mangadex", mangadex_settings.KEYS, mangadex_settings.validate)
-        source_settings.register(
-            "crawler.suwayomi",
-            suwayomi_config.SETTINGS_KEYS,
-            suwayomi_config.validate_suwayomi_settings,
-            secret_keys=suwayomi_config.SECRET_KEYS,
-        )
+        for kind in source_kinds.KINDS.values():
+            if kind.validate_own_keys is not None:
+                source_settings.register(
+                    f"crawler.{kind.name}", kind.own_keys, kind.validate_own_keys, secret_keys=kind.secret_keys
+                )
         source_settings.register("crawler.download_policy", {download_policy.KEY}, download_policy.validate)
         kinds.register(*CRAWL_KINDS)
 

@@ -35,6 +35,7 @@ from console.dashboard.source_forms import SettingsForm, SiteDetailsForm, SiteUr
 from console.status.compose import downloads_paused
 from crawler.errors import CrawlerError
 from crawler.sources.discover import SiteUnreadable, probe_site
+from crawler.sources.kinds import kind_of
 
 View = Callable[..., HttpResponse]
 
@@ -83,7 +84,7 @@ def source_add(request: HttpRequest) -> HttpResponse:
             url_form=url_form,
             error=f"cannot read {url}: {exc}",
         )
-    if probe.kind != "html":
+    if not kind_of(probe.kind).selectors:
         return _api_site(request, url_form, url, probe)
     # What the probe found beyond the preset is the extra settings' starting point: the operator corrects it there.
     extra = json.dumps(probe.settings, ensure_ascii=False) if probe.settings else ""

@@ -47,7 +47,7 @@ from crawler.sources.hosts import HostGuard, parse_host_rule
 from crawler.sources.http import SourceHttp
 from crawler.sources.json_parsing import NotJson, decode_answer
 from crawler.sources.mangadex.records import SITE, is_mangadex_address
-from crawler.sources.parsing import parse_page_images
+from crawler.sources.page_images import parse_page_images
 from crawler.sources.presets import PRESETS
 from crawler.sources.probes import PROBES, EndpointProbe
 from crawler.sources.site_urls import path_under, sibling_api_origin, site_url

@@ -231,3 +231,13 @@ def fill(template: str, values: Mapping[str, object], item: Any = MISSING) -> st
 
     filled = _PLACEHOLDER.sub(one, template)
     return None if missing else filled
+
+
+def capture_values(doc: Any, specs: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """The values `specs` ({name: value spec}) read in `doc`: the first of each; missing ones are left out."""
+    found = {}
+    for name, spec in specs:
+        value = parse_value_spec(spec).first(doc)
+        if value:
+            found[name] = value
+    return found

@@ -14,6 +14,9 @@ offsets and stated totals, and `{api}` names the site's API origin (the
 `api.<host>` sibling unless `api_base` says otherwise), which the host
 guard then allows beside the site.
 
+The chapter list's second request (`chapter_lists`) and a site's gate POST
+(`gate_post`) are modules of their own.
+
 A selector the crawl cannot do without that matches nothing raises
 `SelectorMatchedNothing`, naming the settings key, selector and URL, instead
 of yielding an empty list that looks like a caught-up site.
@@ -34,14 +37,15 @@ from crawler.clearance.passers import challenge_handler
 from crawler.clearance.planning import ClearanceStore, MemoryStore
 from crawler.errors import CrawlerError, NotFound, SelectorMatchedNothing, SessionExpired, SourceConfigError
 from crawler.politeness.gate import RequestGate, Unlimited, check_answer, passing
-from crawler.sources import fields, json_parsing, parsing
+from crawler.sources import fields, gate_post, json_parsing, page_images, parsing
 from crawler.sources.answers import FetchedPage, HttpImageStream, raise_for_status
 from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
-from crawler.sources.config import HtmlSourceConfig, template_fields
+from crawler.sources.chapter_lists import ChapterListRequests
+from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.cookies import SourceCookies
 from crawler.sources.hosts import HostGuard
 from crawler.sources.http import SourceHttp
-from crawler.sources.paging import MAX_CHAPTER_LIST_REQUESTS, Endpoint, more_after, paging_values
+from crawler.sources.paging import more_after, paging_values
 from crawler.sources.site_urls import sibling_api_origin, site_url
 from fetch.challenge import detect_challenge
 from fetch.page_body import is_markup
@@ -51,10 +55,6 @@ if TYPE_CHECKING:
     from fetch.tab import RenderedPage
 
 logger = logging.getLogger(__name__)
-
-_XHR_HEADERS = {"X-Requested-With": "XMLHttpRequest"}
-# Answers to an ajax chapter request that say "this endpoint is not the one", not "try later".
-_NOT_THIS_ENDPOINT = frozenset(range(400, 500)) - {401, 403, 408, 429}
 
 
 def api_origin(config: HtmlSourceConfig, base_url: str) -> str:
@@ -132,6 +132,9 @@ class HtmlSource:
             gate=self._gate,
             challenges=self._challenges,
         )
+        self._chapter_lists = ChapterListRequests(
+            source_id, self.base_url, config, self.guard, self._http, chapters_in=self._chapters_in
+        )
 
     # --- the Source protocol --------------------------------------------------------------
 
@@ -197,11 +200,11 @@ class HtmlSource:
         )
         doc = self._document(page, json=detail_json, what="detail_url")
         metadata, cover_url = parsing.manga_metadata(doc, page.url, config)
-        values |= parsing.capture_values(doc, config.detail_captures)
+        values |= fields.capture_values(doc, config.detail_captures)
         parsed = self._chapters_in(doc, page.html, page.url, values)
         where = page.url
         if parsed.items == 0 and config.chapter_list_url:
-            parsed, where = self._ajax_chapters(page, doc, values)
+            parsed, where = self._chapter_lists.fetch(page, values)
         if parsed.items == 0:
             hint = f"nor on the chapter_list_url answer {where}" if where != page.url else ""
             raise SelectorMatchedNothing(self.source_id, "chapter_item", config.chapter_item, page.url, hint=hint)
@@ -225,17 +228,17 @@ class HtmlSource:
         page = self._load(
             chapter.url,
             what="chapter URL",
-            ready=None if json_pages else lambda html: bool(parsing.parse_page_images(html, chapter.url, config)),
+            ready=None if json_pages else lambda html: bool(page_images.parse_page_images(html, chapter.url, config)),
             json=json_pages,
         )
         if json_pages:
             doc = self._document(page, json=True, what="chapter URL")
-            values = {**self._values(), **parsing.capture_values(doc, config.page_captures)}
+            values = {**self._values(), **fields.capture_values(doc, config.page_captures)}
             urls = json_parsing.json_page_images(doc, page.url, config, values)
         else:
             tree = HTMLParser(page.html)
-            values = {**self._values(), **parsing.capture_values(tree, config.page_captures)}
-            urls = parsing.parse_page_images(page.html, page.url, config, values)
+            values = {**self._values(), **fields.capture_values(tree, config.page_captures)}
+            urls = page_images.parse_page_images(page.html, page.url, config, values)
         if not urls:
             if config.page_image:
                 key, selector = "page_image", config.page_image
@@ -292,104 +295,6 @@ class HtmlSource:
             return parsing.parse_chapter_items(text, url, config, notes=self.notes)
         return json_parsing.parse_json_chapters(doc, url, config, values, notes=self.notes)
 
-    def _ajax_chapters(
-        self, page: FetchedPage, doc: object, captured: dict[str, object]
-    ) -> tuple[parsing.ChapterParse, str]:
-        """The chapter list from the theme's second request (with its fallback on a 4xx answer).
-
-        With `chapter_list_page_size` the list takes several requests ({page}, {offset}, {start_index}):
-        they go on until an answer lists fewer items than a page holds, lists nothing new, or the stated
-        `chapter_list_total` is reached.
-        """
-        config = self.config
-        manga_url = page.url.split("?")[0].rstrip("/") if not config.detail_url else str(captured["manga_url"])
-        values = {**captured, "manga_url": manga_url, "id": "", **paging_values(1, config.chapter_list_page_size)}
-        attempts = [("chapter_list_url", config.chapter_list_url, config.chapter_list_method, config.chapter_list_body)]
-        if config.chapter_list_fallback_url:
-            attempts.append(
-                (
-                    "chapter_list_fallback_url",
-                    config.chapter_list_fallback_url,
-                    config.chapter_list_fallback_method,
-                    config.chapter_list_fallback_body,
-                )
-            )
-        for index, (key, template, method, body) in enumerate(attempts):
-            assert template is not None
-            used = template_fields(template) | {f for _, v in body for f in template_fields(v)}
-            if "id" in used and not values["id"]:
-                values["id"] = self._chapter_list_id(page)
-            endpoint = Endpoint(key, template, method, body)
-            answer = self._list_request(endpoint, values, referer=page.url, check=False)
-            url = answer.url
-            if answer.status in _NOT_THIS_ENDPOINT:
-                if index + 1 < len(attempts):
-                    logger.info(
-                        "source %s: %s %s answered %d; trying the fallback", self.source_id, method, url, answer.status
-                    )
-                    continue
-                raise SourceConfigError(
-                    f"source {self.source_id!r}: settings key {key!r}: {method} {url} answered {answer.status} "
-                    f"(for {page.url})"
-                )
-            raise_for_status(self.source_id, answer.status, answer.url)
-            parsed = self._chapters_in(self._answer_document(answer), answer.html, page.url, values)
-            if config.chapter_list_page_size:
-                parsed = self._more_chapters(parsed, answer, endpoint, values, page.url)
-            return parsed, answer.url
-        raise AssertionError("unreachable: the last attempt returns or raises")
-
-    def _more_chapters(
-        self,
-        first: parsing.ChapterParse,
-        answer: FetchedPage,
-        endpoint: Endpoint,
-        values: dict[str, object],
-        manga_url: str,
-    ) -> parsing.ChapterParse:
-        """The rest of a chapter list that takes several requests, merged with its first answer."""
-        config = self.config
-        size = config.chapter_list_page_size
-        total = json_parsing.total_of(self._answer_document(answer), config.chapter_list_total)
-        chapters = {c.key: c for c in first.chapters}
-        items, skipped = first.items, first.skipped
-        number, last = 1, first
-        while (
-            last.items == size
-            and (total is None or number * (size or 0) < total)
-            and number < MAX_CHAPTER_LIST_REQUESTS
-        ):
-            number += 1
-            values = {**values, **paging_values(number, size)}
-            answer = self._list_request(endpoint, values, referer=manga_url, check=True)
-            last = self._chapters_in(self._answer_document(answer), answer.html, manga_url, values)
-            fresh = [c for c in last.chapters if c.key not in chapters]
-            if not fresh and not last.skipped:
-                break
-            chapters.update((c.key, c) for c in fresh)
-            items, skipped = items + last.items, skipped + last.skipped
-        ordered = sorted(chapters.values(), key=parsing._reading_order)
-        return parsing.ChapterParse(tuple(ordered), items, skipped)
-
-    def _list_request(self, endpoint: Endpoint, values: dict[str, object], *, referer: str, check: bool) -> FetchedPage:
-        """One request of a chapter list."""
-        url = site_url(self.base_url, fields.fill(endpoint.template, values) or "")
-        self.guard.check(url, what=f"{endpoint.key} request")
-        return self._http.request_page(
-            url,
-            method=endpoint.method,
-            data={name: fields.fill(v, values) or "" for name, v in endpoint.body} or None,
-            headers={**_XHR_HEADERS, "Referer": referer},
-            check=check,
-        )
-
-    def _answer_document(self, answer: FetchedPage) -> object:
-        """An ajax answer parsed as what it is: JSON when it says or looks so, else HTML."""
-        try:
-            return json_parsing.decode_answer(answer.html, answer.content_type)
-        except json_parsing.NotJson:
-            return HTMLParser(answer.html)
-
     def _document(self, page: FetchedPage, *, json: bool, what: str) -> object:
         """The answer as the settings read it: a JSON value (the keys are JSONPaths) or an HTML tree."""
         if not json:
@@ -398,27 +303,6 @@ class HtmlSource:
             return json_parsing.decode_answer(page.html, page.content_type)
         except json_parsing.NotJson as exc:
             raise SourceConfigError(f"source {self.source_id!r}: {what} {page.url} {exc}") from exc
-
-    def _pass_gate(self) -> None:
-        """The one POST a site wants before it serves its pages (FoOlSlide's adult gate), once per adapter."""
-        config = self.config
-        self._gate_passed = True
-        assert config.gate_url is not None
-        url = site_url(self.base_url, fields.fill(config.gate_url, self._values()) or "")
-        self.guard.check(url, what="gate_url request")
-        data = {name: fields.fill(v, self._values()) or "" for name, v in config.gate_body}
-        answer = self._http.request_page(url, method="POST", data=data, check=False)
-        if answer.status >= 400:
-            raise SourceConfigError(
-                f"source {self.source_id!r}: settings key 'gate_url': POST {url} answered {answer.status}"
-            )
-
-    def _chapter_list_id(self, page: FetchedPage) -> str:
-        spec = self.config.spec("chapter_list_id")
-        value = spec.first(HTMLParser(page.html)) if spec else ""
-        if not value:
-            raise SelectorMatchedNothing(self.source_id, "chapter_list_id", self.config.chapter_list_id or "", page.url)
-        return value
 
     def _load(
         self,
@@ -432,7 +316,11 @@ class HtmlSource:
     ) -> FetchedPage:
         self.guard.check(url, what=what)
         if not self._gate_passed:
-            self._pass_gate()
+            # Once per adapter, even when refused: the error already names gate_url.
+            self._gate_passed = True
+            gate_post.pass_gate(
+                self.source_id, self.base_url, self.config, self._values(), guard=self.guard, http=self._http
+            )
         if self.config.requires_browser and method == "GET" and not json:
             page = self._render(url, ready)
         else:

@@ -20,13 +20,13 @@ from catalog.chapter_numbers import CHAPTER, ChapterName
 from crawler.sources import fields
 from crawler.sources.base import SourceMangaRef
 from crawler.sources.config import DEFAULT_NUMBER_PATTERN, HtmlSourceConfig
+from crawler.sources.page_images import image_from_value
 from crawler.sources.parsing import (
     ChapterParse,
     ParseNotes,
     _chapter_date,
     chapter_name,
     finish_chapters,
-    image_from_value,
     is_skipped,
     key_from_url,
     unique_refs,

@@ -30,8 +30,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from console.control import sites
 from crawler import audit
 from crawler.errors import CrawlerError
-from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
+from crawler.sources.kinds import kind_of
 from crawler.sources.presets import PRESETS
 from crawler.sources.suwayomi import adapter as suwayomi_adapter
 from crawler.sources.suwayomi import config as suwayomi_config
@@ -160,8 +160,7 @@ class Command(BaseCommand):
             row = sites.new_source(
                 name=name or "", base_url=base_url, settings=settings, source_id=options["source_id"], kind=kind
             )
-            if kind == "html":
-                HtmlSourceConfig.from_settings(settings, source_id=row.id)
+            kind_of(kind, source_id=row.id).config(settings, source_id=row.id)
         except (sites.SiteRefused, CrawlerError) as exc:
             raise CommandError(str(exc)) from exc
         self._save(row, settings, options, browser=browser, clearance=clearance)
@@ -202,7 +201,7 @@ class Command(BaseCommand):
             probe = probe_site(url, browser=browser)
         except SiteUnreadable as exc:
             raise CommandError(f"cannot read {url}: {exc}") from exc
-        if probe.kind != "html":
+        if not kind_of(probe.kind).selectors:
             self.stdout.write(
                 f"{probe.base_url} is {probe.title}: read through its API (kind {probe.kind}, docs/sources.md#mangadex)."
             )

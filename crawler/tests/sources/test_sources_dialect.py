@@ -12,11 +12,10 @@ from selectolax.parser import HTMLParser
 from crawler.errors import SourceConfigError
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.dates import parse_date
+from crawler.sources.page_images import largest_srcset_candidate, parse_page_images
 from crawler.sources.parsing import (
     key_from_url,
-    largest_srcset_candidate,
     parse_alt_titles,
-    parse_page_images,
     with_suffix,
 )
 from crawler.sources.presets import MADARA

@@ -12,12 +12,12 @@ from crawler.sources.base import SourceMangaRef
 from crawler.sources.config import HtmlSourceConfig
 from crawler.sources.demo import demo_settings
 from crawler.sources.hosts import HostGuard
+from crawler.sources.page_images import parse_page_images
 from crawler.sources.parsing import (
     key_from_url,
     parse_chapter_items,
     parse_manga_list_anchors,
     parse_manga_metadata,
-    parse_page_images,
 )
 from crawler.sources.statuses import normalise_status
 
