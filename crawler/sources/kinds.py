@@ -15,6 +15,7 @@ other kind.
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -228,3 +229,18 @@ def validate_crawler_keys(source_id: str, kind: str, values: dict[str, Any]) -> 
     except SourceConfigError as exc:
         raise SourceSettingsError(str(exc)) from exc
     source_kind.check_crawler_keys(source_id, kind, values)
+
+
+# The modules each kind's builder imports when it first makes an adapter (lazily: importing a kind's entry must
+# not need the app registry). A multi-process worker imports them once before it forks (`preload_adapters`).
+ADAPTER_MODULES = (
+    "crawler.sources.html",
+    "crawler.sources.mangadex.adapter",
+    "crawler.sources.suwayomi.adapter",
+)
+
+
+def preload_adapters() -> None:
+    """Import every kind's adapter (and with them httpx, libcurl's bindings): shared copy-on-write after a fork."""
+    for name in ADAPTER_MODULES:
+        importlib.import_module(name)

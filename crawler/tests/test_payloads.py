@@ -86,6 +86,8 @@ def test_every_kind_has_a_payload_class():
         "metadata_pass",
         "reconcile",
         "enqueue_downloads",
+        "verify_library",
+        "notify_send",
     }
 
 

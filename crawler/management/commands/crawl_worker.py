@@ -35,7 +35,9 @@ class Command(WorkerCommand):
         if len(shares) > 1:
             # What the first job imports (the adapters, httpx: crawler.workers.handlers), imported once here
             # before the fork and shared by the children, rather than once in each.
-            import crawler.sources.factory  # noqa: F401
+            from crawler.sources.kinds import preload_adapters
+
+            preload_adapters()
 
         def run_one(concurrency: int) -> int:
             worker = crawl_worker(concurrency=concurrency, schedule=not options["no_schedule"])

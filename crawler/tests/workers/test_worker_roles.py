@@ -41,6 +41,7 @@ def test_crawl_worker_leases_every_crawl_kind_and_never_analysis():
         "sync_chapter_content",
         "sync_chapter_list",
         "sync_manga",
+        "verify_library",
     ]
     assert worker.config.concurrency == 3
     assert isinstance(worker.config.hooks, CrawlHooks)  # every crawl kind waits out its source's expired session

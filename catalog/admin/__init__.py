@@ -14,9 +14,9 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from catalog import source_settings
+from catalog.admin.series import MergePermission, split_out_of_series
 from catalog.chapter_names import display_title
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
-from catalog.series_admin import MergePermission, split_out_of_series
 from listing.admin_bases import BigTableAdmin, ExtensibleAdmin
 
 if TYPE_CHECKING:
