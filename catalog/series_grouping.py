@@ -107,6 +107,11 @@ def plan_grouping(
             for second in members[index + 1 :]:
                 if first.series_id == second.series_id or pair(first.id, second.id) in verdicts:
                     continue
+                if first.source_id == second.source_id:
+                    # One site lists a series once: two of its mangas alike are two series (a title collision),
+                    # and no merge through a third manga may join them.
+                    verdicts[pair(first.id, second.id)] = (first, second, Decision.NONE, (), True)
+                    continue
                 verdict = decide(first.candidate, second.candidate)
                 plan.compared += 1
                 verdicts[pair(first.id, second.id)] = (

@@ -82,7 +82,7 @@ def test_close_covers_always_share_a_band_key():
     assert match_keys("X", [], "") == frozenset(), "a title too short to tell series apart is no key"
 
 
-def _facts(i, series, title, authors=(), cover=""):
+def _facts(i, series, title, authors=(), cover="", source=None):
     import datetime as dt
     import uuid
 
@@ -91,7 +91,7 @@ def _facts(i, series, title, authors=(), cover=""):
         series_id=uuid.UUID(int=1000 + series),
         series_created=dt.datetime(2024, 1, 1, tzinfo=dt.UTC) + dt.timedelta(days=series),
         title=title,
-        source_id="s",
+        source_id=source or f"s{i}",  # each manga from its own source unless told
         candidate=cand(title, authors=authors, cover=cover),
     )
 
@@ -105,6 +105,18 @@ def test_a_merge_through_a_third_manga_never_joins_a_collision():
     plan = plan_grouping([("t:revenge", [a, b, c])])
     assert [(m.target, m.others) for m in plan.merges] == [(a.series_id, (b.series_id,))]
     assert [(s.first, s.second) for s in plan.suggestions] == [(a.series_id, c.series_id)]
+
+
+@pytest.mark.sqlite_ok
+def test_two_mangas_of_one_source_are_never_merged_nor_joined_through_a_third():
+    """A site lists a series once: two of its mangas with one title and author are a title collision."""
+    a = _facts(1, 1, "Revenge", ["Aoi"], cover=H1, source="madara")
+    b = _facts(2, 2, "Revenge", ["Aoi"], cover=H1, source="madara")
+    alone = plan_grouping([("t:revenge", [a, b])])
+    assert (alone.merges, alone.suggestions) == ([], [])
+    c = _facts(3, 3, "Revenge", ["Aoi"], cover=H1, source="other")
+    plan = plan_grouping([("t:revenge", [a, b, c])])
+    assert plan.merges and all({a.series_id, b.series_id} - {m.target, *m.others} for m in plan.merges)
 
 
 @pytest.mark.sqlite_ok
