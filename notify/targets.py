@@ -20,9 +20,9 @@ from fetch.outbound import AddressRefused, check_every_address
 # Longest URL accepted: Apprise URLs are one line; a page of text is a mistake, not a URL.
 MAX_URL_LENGTH = 2000
 
-# Services whose host is whoever the user names (a self-hosted ntfy or Gotify, any webhook): they connect to the URL's
-# own host, which the outbound guard must check like every crawl fetch. Hosted services' schemes (discord, tgram...)
-# always connect to the service's public API, whatever the URL's "host" (a webhook id, a bot token) is.
+# Services that are mostly self-hosted (ntfy, Gotify, any webhook): their host must resolve when the URL is added,
+# or the URL is a typo. Every service that connects to a host the URL names is checked by the outbound rule, listed
+# here or not (`destinations`); a hosted service (Discord, Telegram...) posts to its own fixed API instead.
 SELF_HOSTED_SCHEMES = frozenset(
     {"json", "jsons", "xml", "xmls", "form", "forms", "ntfy", "ntfys", "gotify", "gotifys", "apprise", "apprises"}
 )
@@ -70,25 +70,59 @@ def masked(url: str) -> str:
     return str(plugin.url(privacy=True)).split("?", 1)[0]
 
 
+def destinations(plugin: Any, scheme: str) -> list[tuple[str, int]]:
+    """The (host, port) pairs the Apprise service of a `scheme`:// URL connects to; none for a hosted service.
+
+    A hosted service's class carries the fixed address of its public API (`notify_url` and the like: Discord,
+    Telegram, Pushover...), and the "host" in its URL is an identifier (a webhook id, a bot token). Every other
+    service (Matrix, Mattermost, Rocket.Chat, Home Assistant, Kodi, a webhook...) connects to the URL's host, and an
+    email service to its SMTP server too; so do the self-hosted schemes whatever cloud default they carry. Pure:
+    reads the service object only.
+    """
+    if scheme not in SELF_HOSTED_SCHEMES and _posts_to_its_own_api(type(plugin)):
+        return []
+    secure = bool(getattr(plugin, "secure", False))
+    found = []
+    host = getattr(plugin, "host", None)
+    if host:
+        found.append((str(host), int(getattr(plugin, "port", None) or (443 if secure else 80))))
+    smtp_host = getattr(plugin, "smtp_host", None)
+    if smtp_host:
+        found.append((str(smtp_host), int(getattr(plugin, "port", None) or 25)))
+    return found
+
+
+# Class attributes that are Apprise's documentation links, not where a service posts.
+_DOCUMENTATION_ATTRS = frozenset({"service_url", "setup_url", "image_url"})
+
+
+def _posts_to_its_own_api(plugin_class: type) -> bool:
+    """Whether the service's class names a fixed https address of its own: the API every message goes to."""
+    return any(
+        isinstance(value, str) and value.startswith("https://") and name not in _DOCUMENTATION_ATTRS
+        for cls in plugin_class.__mro__
+        for name, value in vars(cls).items()
+    )
+
+
 def check_destination(url: str) -> None:
-    """Refuse a self-hosted service's URL whose host is a loopback, private or reserved address.
+    """Refuse a URL whose service would connect to a loopback, private or reserved address.
 
     The same rule as every crawl fetch (`fetch.outbound`, OUTBOUND_ALLOWED_NETWORKS): a user's notification URL
-    must not make the server post to the database port or a cloud metadata address.
+    must not make the server post to the database port or a cloud metadata address. A host that does not resolve
+    is refused for a self-hosted service (UnresolvedHost: retried when sending); for another service the URL is
+    kept (its "host" may be an identifier its API reads) and checked again before every message is sent.
     """
     plugin = service(url)
-    if scheme_of(url) not in SELF_HOSTED_SCHEMES:
-        return
-    host = getattr(plugin, "host", None)
-    if not host:
-        return
-    port = getattr(plugin, "port", None) or (443 if getattr(plugin, "secure", False) else 80)
-    try:
-        check_every_address(host, int(port))
-    except AddressRefused as exc:
-        raise BadTarget(f"this {scheme_of(url)}:// URL is refused: {exc}") from exc
-    except OSError as exc:
-        raise UnresolvedHost(f"the host of this {scheme_of(url)}:// URL does not resolve: {exc}") from exc
+    scheme = scheme_of(url)
+    for host, port in destinations(plugin, scheme):
+        try:
+            check_every_address(host, port)
+        except AddressRefused as exc:
+            raise BadTarget(f"this {scheme}:// URL is refused: {exc}") from exc
+        except OSError as exc:
+            if scheme in SELF_HOSTED_SCHEMES:
+                raise UnresolvedHost(f"the host of this {scheme}:// URL does not resolve: {exc}") from exc
 
 
 def validated(url: str) -> str:

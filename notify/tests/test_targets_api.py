@@ -7,6 +7,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from jobs.models import Job
+from notify import targets
 from notify.handlers import handle_notify_send
 from notify.models import Delivery, NotificationTarget
 from notify.payloads import NotifySend
@@ -63,6 +64,39 @@ def test_a_self_hosted_url_into_the_private_network_is_refused(alice_client, no_
     message = str(response.json())
     assert "OUTBOUND_ALLOWED_NETWORKS" in message and SECRET not in message
     assert not NotificationTarget.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "matrix://user:pw@10.0.0.7/#room",
+        "mmost://192.168.1.8/abcdefghij",
+        "hassio://169.254.169.254/abc",
+        "kodi://127.0.0.1",
+        "mailto://user:pw@example.com?smtp=10.0.0.5",
+    ],
+)
+def test_any_service_that_connects_to_the_urls_host_is_held_to_the_outbound_rule(
+    alice_client, no_outbound_allowance, url
+):
+    """Not only the self-hosted webhook schemes: Matrix, Mattermost, Home Assistant, Kodi, an SMTP server."""
+    response = alice_client.post(LIST, {"url": url}, format="json")
+    assert response.status_code == 400 and "OUTBOUND_ALLOWED_NETWORKS" in str(response.json())
+    assert not NotificationTarget.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("discord://123456/abcdef", []),  # posts to discord.com; "123456" is its webhook id
+        ("tgram://123456789:abcdefg/1234", []),
+        ("ntfys://ntfy.sh/topic", [("ntfy.sh", 443)]),  # self-hosted scheme: checked whatever its cloud default
+        ("matrix://user:pw@matrix.example/#room", [("matrix.example", 80)]),
+        ("mailto://user:pw@example.com?smtp=mail.example", [("example.com", 25), ("mail.example", 25)]),
+    ],
+)
+def test_what_a_service_connects_to(url, expected):
+    assert targets.destinations(targets.service(url), targets.scheme_of(url)) == expected
 
 
 def test_health_alerts_are_for_operators_only(alice_client, operator):
