@@ -26,8 +26,8 @@ import json
 from html import escape
 
 from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga
-from testsupport.theme_sites.family_pages import FamilySite
-from testsupport.theme_sites.server import Request, Response, html, not_found, png
+from testsupport.theme_sites.family_pages import FamilySite, cover_or_page, find_manga
+from testsupport.theme_sites.server import Request, Response, html, not_found
 
 STATUS = {"ongoing": "ONGOING", "completed": "COMPLETED", "hiatus": "HIATUS", "cancelled": "CANCELLED"}
 LOCKED_ID_OFFSET = 9000
@@ -88,11 +88,11 @@ class IkenSite(FamilySite):
         if request.path == "/api/chapter":
             return self._chapter(request)
         if request.path.startswith("/uploads/"):
-            return self._image([p for p in request.path.split("/") if p][1:])
+            return cover_or_page(self.catalog, [p for p in request.path.split("/") if p][1:])
         return not_found()
 
     def _manga(self, slug: str) -> FixtureManga | None:
-        return next((m for m in self.catalog if m.slug == slug), None)
+        return find_manga(self.catalog, slug)
 
     def _post_json(self, manga: FixtureManga) -> dict[str, object]:
         return {
@@ -161,13 +161,3 @@ class IkenSite(FamilySite):
         if raw.isdigit() and int(raw) > LOCKED_ID_OFFSET:
             return as_json({"chapter": {"id": int(raw), "images": [], "isLockedByCoins": True}})
         return as_json({"message": "Chapter not found"}, 404)
-
-    def _image(self, parts: list[str]) -> Response:
-        if len(parts) == 2 and parts[0] == "covers" and (manga := self._manga(parts[1].removesuffix(".png"))):
-            return png(manga.cover)
-        if len(parts) == 3 and (manga := self._manga(parts[0])):
-            chapter = next((c for c in manga.chapters if str(c.number) == parts[1]), None)
-            index = parts[2].removesuffix(".png")
-            if chapter and index.isdigit() and 1 <= int(index) <= len(chapter.pages):
-                return png(chapter.pages[int(index) - 1])
-        return not_found()
