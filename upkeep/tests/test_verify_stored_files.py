@@ -149,3 +149,26 @@ def test_a_pass_stopped_after_every_file_resumes_across_the_prefixes_and_reports
     assert _orphans(run) == sorted([lib["orphan"], *lib["stray"]])
     run.refresh_from_db()
     assert run.counts["files"] == 8 + len(lib["live"]) + len(lib["stray"])
+
+
+@pytest.mark.sqlite_ok
+def test_files_their_folders_owners_name_are_found_without_asking_every_row_by_name(db, django_assert_max_num_queries):
+    """A library that is whole: the pages and covers of a batch are read by their chapter and manga (indexed), and
+    the by-name read (no index on Page.image or Manga.cover) is never made."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from reader.tests import factories as f
+
+    source = f.source()
+    manga = f.manga("Whole", src=source)
+    manga.cover.name = _save(f"covers/{manga.id}/cover.png")  # where the crawler keeps a cover
+    manga.save(update_fields=["cover"])
+    chapter = f.chapter(manga, 1, src=source)
+    for index in range(3):  # where the crawler keeps a chapter's pages (crawler.passes.chapter_download)
+        Page.objects.create(chapter=chapter, index=index, image=_save(f"pages/{chapter.id}/{index}.png"))
+    keys = [page.image.name for page in Page.objects.filter(chapter=chapter)] + [manga.cover.name]
+    with CaptureQueriesContext(connection) as queries:
+        assert stored_files.named(keys) == set(keys)
+    assert len(queries) == 2
+    assert not any('"image" IN' in q["sql"] or '"cover" IN' in q["sql"] for q in queries)

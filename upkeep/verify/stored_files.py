@@ -9,9 +9,10 @@ deep, so the orphan walk (`upkeep.verify.listing`) lists them all alike:
     scaled/covers/<manga id>/<hex>-<key>-w<width>.<ext>     a copy of a cover
 
 A copy is named when its original is: it lives while the page or cover it
-was made from does. The originals are looked up by the chapter or manga
-whose id is the copy's folder (an indexed read of that owner's rows), not
-by a scan for names that start with the copy's stem. A key of a shape this
+was made from does. Originals and copies alike are looked up by the chapter
+or manga whose id is their folder (an indexed read of that owner's rows),
+not by a scan of every row for their names; only a file its folder's owner
+does not name is then asked for by name, in case a row elsewhere names it. A key of a shape this
 module does not know is counted as named: the walk never calls a file it
 cannot read the owner of an orphan.
 
@@ -76,13 +77,14 @@ def finding_fields(key: str) -> dict[str, Any]:
 
 def named(keys: Sequence[str]) -> set[str]:
     """The keys of `keys` that a page row or a manga names, directly or as a copy of what they name."""
-    pages = [key for key in keys if key.startswith(PAGES + "/")]
-    covers = [key for key in keys if key.startswith(COVERS + "/")]
-    found: set[str] = set()
-    if pages:
-        found.update(Page.objects.filter(image__in=pages).values_list("image", flat=True))
-    if covers:
-        found.update(Manga.objects.filter(cover__in=covers).values_list("cover", flat=True))
+    originals = [key for key in keys if key.startswith((PAGES + "/", COVERS + "/"))]
+    owned = _owned_names(originals)
+    found = {key for key in originals if key in owned}
+    if unmatched := [key for key in originals if key not in found]:
+        # A file its folder's owner does not name: an orphan, unless a row elsewhere names it. Asked by name,
+        # an unindexed read, only for these few: a library that is whole never asks it.
+        found.update(Page.objects.filter(image__in=unmatched).values_list("image", flat=True))
+        found.update(Manga.objects.filter(cover__in=unmatched).values_list("cover", flat=True))
     copies = {key: copy_original(key) for key in keys if key.startswith(COPIES_ROOT + "/")}
     found.update(key for key, original in copies.items() if original is None or owner(key) is None)
     live = _live_stems([key for key, original in copies.items() if original is not None and owner(key) is not None])
@@ -92,15 +94,26 @@ def named(keys: Sequence[str]) -> set[str]:
     return found
 
 
+def _owned_names(keys: list[str]) -> set[str]:
+    """What the chapters and mangas whose folders hold `keys` name (an indexed read of those owners' rows)."""
+    return set(_names_of_owners([key for key in keys if owner(key) is not None]))
+
+
 def _live_stems(copies: list[str]) -> set[str]:
     """The stems of the originals named by the chapters and mangas whose folders hold `copies`."""
+    return {name.rsplit(".", 1)[0] for name in _names_of_owners(copies)}
+
+
+def _names_of_owners(keys: list[str]) -> list[str]:
+    """Every page image of the chapters, and every cover of the mangas, whose folders hold `keys` (each with an
+    owner): two indexed reads at most."""
     chapters, mangas = set(), set()
-    for key in copies:
-        kind, owner_id = owner(key)  # type: ignore[misc]  # the caller keeps only keys with an owner
+    for key in keys:
+        kind, owner_id = owner(key)  # type: ignore[misc]  # the callers keep only keys with an owner
         (chapters if kind == PAGES else mangas).add(owner_id)
     names: list[str] = []
     if chapters:
         names.extend(Page.objects.filter(chapter_id__in=chapters).values_list("image", flat=True))
     if mangas:
         names.extend(Manga.objects.filter(id__in=mangas).exclude(cover="").values_list("cover", flat=True))
-    return {name.rsplit(".", 1)[0] for name in names}
+    return names
