@@ -103,6 +103,8 @@ class Manga(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # A new manga is a series of its own until matching or an operator merges it (Manga.save).
     series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="mangas")
+    # The one manga per series readers list and address the series by (catalog.series_leads).
+    leads_series = models.BooleanField(default=False, db_default=False)
     title = models.CharField(max_length=500, db_index=True)
     alt_titles = models.JSONField(default=list, blank=True)
     description = models.TextField(blank=True)
@@ -142,6 +144,12 @@ class Manga(models.Model):
                 condition=~Q(cover_state="stored"),
             ),
         ]
+        constraints = [
+            # Readers list one entry per series: its lead (catalog.series_leads keeps exactly one per series).
+            models.UniqueConstraint(
+                fields=["series"], condition=Q(leads_series=True), name="manga_one_lead_per_series"
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -151,6 +159,10 @@ class Manga(models.Model):
         # it takes the manga's id, as the migration that grouped existing libraries gave it.
         if self.series_id is None:
             self.series = Series.objects.create(id=self.id, title=self.title)
+            self.leads_series = True
+        elif self._state.adding and not self.leads_series:
+            # Created straight into a series (a fixture, an import): it leads only a series that has no lead.
+            self.leads_series = not Manga.objects.filter(series_id=self.series_id, leads_series=True).exists()
         super().save(*args, **kwargs)
 
 

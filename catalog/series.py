@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from catalog.models import Manga, MangaMatchKey, Series, SeriesChange, SeriesSuggestion
+from catalog.series_leads import refresh_leads
 from catalog.series_matching import match_keys
 
 
@@ -115,6 +116,7 @@ def with_own_series(mangas: Sequence[Manga]) -> Sequence[Manga]:
     Series.objects.bulk_create([Series(id=m.pk, title=m.title) for m in mangas], batch_size=1000)
     for manga in mangas:
         manga.series_id = manga.pk
+        manga.leads_series = True
     return mangas
 
 
@@ -180,7 +182,8 @@ def _apply(
     undoes: SeriesChange | None = None,
 ) -> SeriesChange:
     for move in moves:
-        Manga.objects.filter(pk=move["manga"], series_id=move["from"]).update(series_id=move["to"])
+        # A moved manga steps down; refresh_leads below names each touched series' lead again.
+        Manga.objects.filter(pk=move["manga"], series_id=move["from"]).update(series_id=move["to"], leads_series=False)
     touched = {m["from"] for m in moves} | {m["to"] for m in moves}
     filled = set(map(str, Manga.objects.filter(series__in=touched).values_list("series_id", flat=True).distinct()))
     # A series with mangas is live; one emptied points at where its (last) mangas went.
@@ -188,6 +191,7 @@ def _apply(
     gone_to = {m["from"]: m["to"] for m in moves}
     for emptied in touched - filled:
         Series.objects.filter(pk=emptied).update(merged_into=gone_to.get(emptied))
+    refresh_leads(touched)
     return SeriesChange.objects.create(
         action=action,
         actor=actor if getattr(actor, "pk", None) else None,

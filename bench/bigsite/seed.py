@@ -121,9 +121,9 @@ VALUES (%(long_id)s, 'The long one', '[]', NULL, now(), now())
 """
 
 _MANGAS = f"""
-INSERT INTO catalog_manga (id, series_id, title, alt_titles, description, authors, status, cover, cover_url,
-                           cover_state, metadata_hash, latest_chapter_at, created_at, updated_at)
-SELECT md5('manga-' || i)::uuid, md5('manga-' || i)::uuid,
+INSERT INTO catalog_manga (id, series_id, leads_series, title, alt_titles, description, authors, status, cover,
+                           cover_url, cover_state, metadata_hash, latest_chapter_at, created_at, updated_at)
+SELECT md5('manga-' || i)::uuid, md5('manga-' || i)::uuid, TRUE,
        initcap(({_WORD_ARRAY})[1 + i %% 10]) || ' ' || ({_WORD_ARRAY})[1 + (i / 10) %% 10] || ' ' || i,
        '[]', '', '[]', 'ongoing', '', '', CASE WHEN i %% 10 = 0 THEN 'missing' ELSE 'stored' END, '',
        CASE WHEN i %% 20 = 0 THEN NULL ELSE now() - (i %% 100000) * interval '1 minute' END,
@@ -132,9 +132,9 @@ SELECT md5('manga-' || i)::uuid, md5('manga-' || i)::uuid,
 """
 
 _LONG_MANGA = """
-INSERT INTO catalog_manga (id, series_id, title, alt_titles, description, authors, status, cover, cover_url,
-                           cover_state, metadata_hash, latest_chapter_at, created_at, updated_at)
-VALUES (%(long_id)s, %(long_id)s, 'The long one', '[]', '', '[]', 'ongoing', '', '', 'stored', '', now(), now(), now())
+INSERT INTO catalog_manga (id, series_id, leads_series, title, alt_titles, description, authors, status, cover,
+                           cover_url, cover_state, metadata_hash, latest_chapter_at, created_at, updated_at)
+VALUES (%(long_id)s, %(long_id)s, TRUE, 'The long one', '[]', '', '[]', 'ongoing', '', '', 'stored', '', now(), now(), now())
 """
 
 _MANGA_SOURCES = """

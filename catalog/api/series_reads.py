@@ -20,15 +20,10 @@ from catalog import series as service
 from catalog.api.pagination import Pagination
 from catalog.api.serializers import ChapterSummarySerializer
 from catalog.api.views import LibraryAccess
-from catalog.chapter_order import READING_ORDER
 from catalog.models import Chapter, Manga, MangaSource, Series
-from catalog.series_chapters import SeriesChapter, union_chapters
+from catalog.series_books import chapter_union
+from catalog.series_chapters import SeriesChapter
 from listing.paginators import PageRowsPaginator
-
-SERIES_CHAPTER_COLUMNS = (
-    "manga_id", "source_id", "kind", "volume", "number", "title", "published_at", "sync_state", "page_count",
-    "dropped_at", "created_at",
-)  # fmt: skip
 
 
 def ordered_mangas(series: Series) -> list[Manga]:
@@ -87,14 +82,8 @@ class SeriesDetailSerializer(SeriesListSerializer):
 
 
 def series_chapters(series: Series) -> list[SeriesChapter[Chapter]]:
-    """The union of the series' live chapters (one query), in reading order."""
-    order = [m.sources.all()[0].source_id for m in ordered_mangas(series) if m.sources.all()]
-    rows = (
-        Chapter.objects.filter(manga__series=series, dropped_at__isnull=True)
-        .only(*SERIES_CHAPTER_COLUMNS)
-        .order_by(*READING_ORDER)
-    )
-    return union_chapters(rows, order, readable=lambda c: c.sync_state == Chapter.SyncState.DONE)
+    """The union of the series' live chapters, in reading order."""
+    return chapter_union(series.pk)
 
 
 def _with_mangas(queryset: QuerySet[Series]) -> QuerySet[Series]:
