@@ -9,6 +9,10 @@ compressed images; deflating them again would cost CPU for nothing.
 A chapter's CBZ is byte-identical on every download (fixed entry times,
 pages in index order, tags sorted): KOReader names a book by a hash of its
 bytes, and kosync finds the chapter again by that name.
+
+ComicInfo's series fields are the series' (`SeriesFacts`): a chapter from any
+source's copy of a series files under its lead's title, summary and authors,
+with the tags of every copy, so a media server shows the series once.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ import zipstream.ng
 from django.core.files.storage import default_storage
 from zipstream import ZIP_STORED, ZipStream
 
-from catalog.models import Chapter, Manga, Page
+from catalog.models import Chapter, Manga, Page, Tag
+from catalog.series_leads import lead_of
 from catalog.text import clean_text
 from reader.naming import book_number, chapter_title
 from reader.source_settings import language, reading_direction
@@ -131,17 +136,49 @@ def chapter_pages(chapter: Chapter) -> list[Page]:
     )
 
 
-def chapter_comic_info(chapter: Chapter, manga: Manga, pages: list[Page]) -> bytes:
-    link = manga.sources.filter(source_id=chapter.source_id).only("url").first()
+@dataclass(frozen=True)
+class SeriesFacts:
+    """What ComicInfo says of a chapter's series: its lead's title, summary and authors, every copy's tags."""
+
+    title: str
+    summary: str
+    writers: tuple[str, ...]
+    genres: tuple[str, ...]
+
+    @classmethod
+    def of(cls, lead: Manga, tags: list[str]) -> SeriesFacts:
+        return cls(lead.title, lead.description, tuple(lead.authors), tuple(sorted(set(tags))))
+
+
+def series_tags(series_ids: list[object]) -> dict[str, list[str]]:
+    """The tags of every copy of each series, by series id (one query)."""
+    rows = Manga.tags.through.objects.filter(manga__series_id__in=series_ids).values_list(
+        "manga__series_id", "tag__name"
+    )
+    found: dict[str, list[str]] = {}
+    for series_id, name in rows:
+        found.setdefault(str(series_id), []).append(name)
+    return found
+
+
+def series_facts(manga: Manga) -> SeriesFacts:
+    """`manga`'s series as ComicInfo names it (its lead found when `manga` is a copy; one query for the tags)."""
+    lead = lead_of(manga)
+    tags = Tag.objects.filter(mangas__series_id=lead.series_id).values_list("name", flat=True)
+    return SeriesFacts.of(lead, list(tags))
+
+
+def chapter_comic_info(chapter: Chapter, series: SeriesFacts, pages: list[Page]) -> bytes:
+    link = chapter.manga.sources.filter(source_id=chapter.source_id).only("url").first()
     return comic_info(
-        series=manga.title,
+        series=series.title,
         number=book_number(chapter),
         volume=chapter.volume,
         special=chapter.kind != Chapter.Kind.CHAPTER,
         title=chapter_title(chapter),
-        summary=manga.description,
-        writers=list(manga.authors),
-        genres=sorted(t.name for t in manga.tags.all()),
+        summary=series.summary,
+        writers=list(series.writers),
+        genres=list(series.genres),
         web=chapter.url or (link.url if link else ""),
         language_iso=language(chapter.source),
         right_to_left=reading_direction(chapter.source) == "rtl",
@@ -149,13 +186,14 @@ def chapter_comic_info(chapter: Chapter, manga: Manga, pages: list[Page]) -> byt
     )
 
 
-def chapter_zip(chapter: Chapter) -> ZipStream:
-    """The CBZ of `chapter` as a lazy ZipStream (sized when every page's byte count is known)."""
-    manga = chapter.manga
+def chapter_zip(chapter: Chapter, series: SeriesFacts | None = None) -> ZipStream:
+    """The CBZ of `chapter` as a lazy ZipStream (sized when every page's byte count is known); `series`: its
+    series' facts when the caller has them (else read)."""
     pages = chapter_pages(chapter)
     sized = all(p.bytes > 0 for p in pages)
     archive = ZipStream(compress_type=ZIP_STORED, sized=sized)
-    archive.add(chapter_comic_info(chapter, manga, pages), "ComicInfo.xml")
+    facts = series if series is not None else series_facts(chapter.manga)
+    archive.add(chapter_comic_info(chapter, facts, pages), "ComicInfo.xml")
     for index, page in enumerate(pages):
         archive.add(
             _read_stored(page.image.name),

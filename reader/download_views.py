@@ -1,4 +1,8 @@
-"""GET a chapter as CBZ: streamed, with a Content-Length when every page's size is known."""
+"""GET a chapter as CBZ: streamed, with a Content-Length when every page's size is known.
+
+A chapter of a copy merged into a series is named, and its ComicInfo filled, after the series (its lead's
+title), as the OPDS feed that links it and the export name it.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from catalog.models import Chapter
 from catalog.streaming import streamed
 from reader.atom import CBZ_TYPE
 from reader.auth import reader_required
-from reader.cbz import chapter_zip
+from reader.cbz import chapter_zip, series_facts
 from reader.http import get_or_head
 from reader.kosync.documents import recording_binary_digest, remember_filename
 from reader.naming import cbz_filename
@@ -21,12 +25,13 @@ from reader.naming import cbz_filename
 @reader_required
 def chapter_cbz(request: HttpRequest, chapter_id: str) -> HttpResponse:
     chapter = get_object_or_404(
-        Chapter.objects.select_related("manga", "source").prefetch_related("manga__tags"),
+        Chapter.objects.select_related("manga", "source"),
         pk=chapter_id,
         dropped_at__isnull=True,
     )
-    archive = chapter_zip(chapter)
-    name = cbz_filename(chapter.manga.title, chapter.number, chapter.title, kind=chapter.kind, volume=chapter.volume)
+    series = series_facts(chapter.manga)
+    archive = chapter_zip(chapter, series)
+    name = cbz_filename(series.title, chapter.number, chapter.title, kind=chapter.kind, volume=chapter.volume)
     body = archive if request.method == "HEAD" else recording_binary_digest(archive, chapter)
     response = StreamingHttpResponse(streamed(request, body), content_type=CBZ_TYPE)
     if archive.sized:

@@ -7,6 +7,11 @@ page 1,000 of a 100k-manga library costs what page 1 does instead of an
 OFFSET that walks 50,000 rows. A bare `page=N` (a client jumping) still
 works by offset. The latest-update feed seeks the same way on (latest
 chapter, arrival, id) (`LatestCursor`).
+
+A manga crawled from several sources is one series: the lists walk each
+series' lead (catalog.series_leads) alone, so the cursors seek on lead rows
+through the same indexes, and a series is found (search), tagged or
+bookmarked through any of its copies.
 """
 
 from __future__ import annotations
@@ -24,9 +29,10 @@ from django.db.models import Exists, Field, OuterRef, Q, QuerySet
 
 from catalog import inputs
 from catalog.api import seek
-from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Manga, Tag
+from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Tag
 from catalog.search import title_matches
-from reader.progress import has_unread
+from catalog.series_leads import leads
+from reader.models import ReadProgress
 
 PAGE_SIZE = 50
 MANGA_FIELDS = ("id", "title", "description", "cover", "latest_chapter_at", "updated_at", "created_at")
@@ -262,29 +268,46 @@ def paged_by_latest(
 
 
 def latest_mangas() -> QuerySet[Manga]:
-    return Manga.objects.only(*MANGA_FIELDS).order_by(*LATEST_CHAPTER_ORDER)
+    return leads().only(*MANGA_FIELDS).order_by(*LATEST_CHAPTER_ORDER)
 
 
 def mangas_by_title() -> QuerySet[Manga]:
-    return Manga.objects.only(*MANGA_FIELDS).order_by("title", "id")
+    return leads().only(*MANGA_FIELDS).order_by("title", "id")
 
 
 def search_mangas(q: str) -> QuerySet[Manga]:
-    """What the API's search finds (any title, accents and case ignored), by title for the OPDS pager."""
-    return title_matches(mangas_by_title(), q)
+    """The series whose copies the API's search finds (any title, accents and case ignored), each once by its
+    lead, by title for the OPDS pager."""
+    found = title_matches(Manga.objects.order_by(), q).values("series_id")
+    return mangas_by_title().filter(series_id__in=found)
 
 
 def mangas_tagged(tag: Tag) -> QuerySet[Manga]:
-    return mangas_by_title().filter(tags=tag)
+    """The series one of whose copies carries `tag`, each once by its lead."""
+    return mangas_by_title().filter(series_id__in=Manga.objects.order_by().filter(tags=tag).values("series_id"))
+
+
+def series_unread(user: Any) -> Exists:
+    """Annotation for a lead: some copy in its series has a readable chapter `user` has not completed.
+
+    Twins share completion (reader.progress), so a chapter read in one copy is completed in the others too.
+    """
+    done = ReadProgress.objects.filter(user=user, chapter=OuterRef("pk"), completed=True)
+    unread = Chapter.objects.filter(
+        manga__series_id=OuterRef("series_id"), dropped_at__isnull=True, sync_state=Chapter.SyncState.DONE
+    ).exclude(Exists(done))
+    return Exists(unread)
 
 
 def bookmarked_mangas(user: Any) -> QuerySet[Manga]:
-    """`user`'s bookmarked mangas (either kind), those with chapters still to read first, then by latest chapter."""
-    mine = Bookmark.objects.filter(user=user, manga=OuterRef("pk"))
+    """The series `user` bookmarked through any copy (either kind), each once by its lead: those with chapters
+    still to read first, then by latest chapter."""
+    mine = Bookmark.objects.filter(user=user, manga__series_id=OuterRef("series_id"))
     return (
-        Manga.objects.only(*MANGA_FIELDS)
+        leads()
+        .only(*MANGA_FIELDS)
         .filter(Exists(mine))
-        .annotate(unread=has_unread(user))
+        .annotate(unread=series_unread(user))
         .order_by("-unread", *LATEST_CHAPTER_ORDER)
     )
 

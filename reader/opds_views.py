@@ -1,8 +1,15 @@
-"""OPDS 1.2 catalog under /opds/: navigation feeds, a manga's acquisition feed, OpenSearch, PSE pages.
+"""OPDS 1.2 catalog under /opds/: navigation feeds, a series' acquisition feed, OpenSearch, PSE pages.
 
 Every view reads only (GET/HEAD), needs an active user by HTTP Basic or
 session (reader.auth), and pages its rows with typed first/previous/next
 links: KOReader ignores paging links without a `type`.
+
+A manga crawled from several sources is one entry, its series' lead
+(catalog.series_leads), whose feed lists the series' chapters, each chapter
+key once from the preferred copy (catalog.series_books). A copy's own URL
+answers with its lead's feed, the same bytes: OPDS clients keep the links
+they were given, some drop the credentials on a redirect, and a redirect
+cached as permanent would outlive a split that makes the copy a series again.
 """
 
 from __future__ import annotations
@@ -18,8 +25,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from catalog import chapter_order
+from catalog.chapter_order import READING_ORDER
 from catalog.models import Chapter, Manga, Page, Tag
 from catalog.page_rows import stream_page
+from catalog.series_books import shown_chapters
+from catalog.series_leads import lead_of
 from reader import atom, library
 from reader.atom import Entry, Feed, Link
 from reader.auth import challenge, reader_required
@@ -27,7 +37,7 @@ from reader.http import BadParameter, bad_request, get_or_head, page_param
 from reader.images import parse_width, pse_type
 from reader.naming import chapter_title
 from reader.page_images import cover_thumbnail_response, cover_type, page_response, thumbnail_type
-from reader.progress import progress_by_chapter, readable_chapters, record_page_read
+from reader.progress import progress_by_chapter, record_page_read, stored_pages
 from reader.source_settings import language
 
 FEED_CACHE_CONTROL = "private, no-cache"
@@ -293,8 +303,24 @@ def stream_type(chapter: Chapter) -> str:
     return pse_type(t for t in (chapter.first_type, chapter.last_type) if t)
 
 
+def readable_shown(lead: Manga) -> QuerySet[Chapter]:
+    """The downloaded chapters of `lead`'s series as readers show them (one per chapter key), in reading order,
+    with their stored page count as `stored_pages`."""
+    return (
+        shown_chapters(lead)
+        .filter(sync_state=Chapter.SyncState.DONE)
+        .annotate(stored_pages=stored_pages())
+        .order_by(*READING_ORDER)
+    )
+
+
 def _chapter_entry(
-    request: HttpRequest, manga: Manga, chapter: Chapter, tags: list[str], progress: Any, stream_type: str
+    request: HttpRequest,
+    manga: Manga,
+    chapter: Chapter,
+    tags: list[str],
+    progress: Any,
+    stream_type: str,
 ) -> Entry:
     pages = _abs(request, "page", chapter.id, 0).replace("/0/", "/{pageNumber}/") + "?maxWidth={maxWidth}"
     pse = atom.pse_attributes(
@@ -309,6 +335,7 @@ def _chapter_entry(
         language=language(chapter.source),
         issued=chapter.published_at.date().isoformat() if chapter.published_at else "",
         summary=manga.description,
+        content=f"From {chapter.source.name}.",  # a series' chapters may come from several sources
         links=[
             Link(_abs(request, "cbz", chapter.id), atom.REL_ACQUISITION, atom.CBZ_TYPE, "Download CBZ"),
             Link(pages, atom.REL_PSE_STREAM, stream_type, "Read", extra=pse),
@@ -319,9 +346,10 @@ def _chapter_entry(
 
 @opds_view
 def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
-    """Acquisition feed: one entry per readable chapter, in reading order (extras after the main chapters), paged."""
-    manga = get_object_or_404(Manga.objects.prefetch_related("tags"), pk=manga_id)
-    chapters = with_stream_type(readable_chapters(manga).select_related("source"))
+    """Acquisition feed of a series: one entry per readable chapter key, in reading order (extras after the main
+    chapters), paged; a copy's id answers with its lead's feed."""
+    manga = lead_of(get_object_or_404(Manga, pk=manga_id))
+    chapters = with_stream_type(readable_shown(manga).select_related("source"))
     try:  # a long series pages by cursors in reading order (catalog.chapter_order), as the chapter list reads
         page = library.paged_by_keys(
             chapters.annotate(volume_order=chapter_order.VOLUME_ORDER),
@@ -334,7 +362,9 @@ def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
     except library.BadCursor as exc:
         raise BadParameter(str(exc)) from exc
     progress = progress_by_chapter(request.user, [c.id for c in page.rows])
-    tags = [t.name for t in manga.tags.all()]
+    tags = list(
+        Tag.objects.filter(mangas__series_id=manga.series_id).order_by("name").distinct().values_list("name", flat=True)
+    )
     self_url = request.build_absolute_uri()
     links = [
         *_standard_links(request, atom.ACQUISITION, self_url),

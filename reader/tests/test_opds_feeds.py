@@ -262,13 +262,13 @@ def test_manga_feed_queries_do_not_grow_with_chapters(client, alice, src, django
     m = f.manga("Long", src=src, tags=("a", "b"))
     f.chapter(m, 1, src=src, pages=1)
     client.get("/opds/", **basic("alice", PASSWORD))
-    # manga, its tags, the page of chapters (with source and page counts), the reader's progress (the credential
-    # is remembered: no lockout count, no user row)
-    with django_assert_num_queries(4):
+    # manga, whether its series has other copies, the page of chapters (with source and page counts), the
+    # reader's progress, its series' tags (the credential is remembered: no lockout count, no user row)
+    with django_assert_num_queries(5):
         client.get(f"/opds/mangas/{m.id}/", **basic("alice", PASSWORD))
     for n in range(2, 30):
         f.chapter(m, n, src=src, pages=1)
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(5):
         client.get(f"/opds/mangas/{m.id}/", **basic("alice", PASSWORD))
 
 

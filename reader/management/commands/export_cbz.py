@@ -1,4 +1,5 @@
-"""`manage.py export_cbz DIR [--manga ID|SLUG|TITLE ...] [--since DATE]`: the library as CBZ files for Komga/Kavita."""
+"""`manage.py export_cbz DIR [--manga ID|SLUG|TITLE ...] [--since DATE]`: the library as CBZ files for Komga/Kavita,
+one folder per series (a manga crawled from several sources is one series)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ class Command(BaseCommand):
             action="append",
             default=[],
             metavar="ID|SLUG|TITLE",
-            help="only this manga: its id, slug (crimson-tide) or title, exact or partial (repeatable)",
+            help="only this manga's series: its id, slug (crimson-tide) or title, exact or partial (repeatable)",
         )
         parser.add_argument("--since", type=since_value, help="only chapters changed since this date or datetime")
 
@@ -67,6 +68,10 @@ class Command(BaseCommand):
                 chapters,
                 lambda ch, _written: progress.update(task, advance=1, description=ch.manga.title[:40]),
             )
-        console.print(f"{stats.written} written, {stats.skipped} unchanged, {stats.moved} moved, in {directory}")
+        console.print(
+            f"{stats.written} written, {stats.skipped} unchanged, {stats.moved} moved, {stats.removed} removed"
+            f" (another copy shown now), in {directory}"
+        )
         # Komga/Kavita rescans (upkeep.export_hook) when settings name them; a failed one is a warning, never an error.
-        library_exported.send(self.__class__, directory=directory.resolve(), written=stats.written + stats.moved)
+        changed = stats.written + stats.moved + stats.removed
+        library_exported.send(self.__class__, directory=directory.resolve(), written=changed)
