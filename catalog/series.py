@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
+from django.utils import timezone
 
 from catalog.models import Manga, MangaMatchKey, Series, SeriesChange, SeriesSuggestion
 from catalog.series_leads import refresh_leads
@@ -191,6 +192,8 @@ def _apply(
     gone_to = {m["from"]: m["to"] for m in moves}
     for emptied in touched - filled:
         Series.objects.filter(pk=emptied).update(merged_into=gone_to.get(emptied))
+    # What readers show of each touched series changed (its chapters, its lead): the export rewrites its files.
+    Series.objects.filter(pk__in=touched).update(updated_at=timezone.now())
     refresh_leads(touched)
     return SeriesChange.objects.create(
         action=action,

@@ -138,7 +138,7 @@ def chapters_to_export(manga_ids: Iterable[str] = (), since: datetime | None = N
     if since is not None:
         chapters = chapters.filter(updated_at__gte=since)
     return (
-        chapters.select_related("manga", "source")
+        chapters.select_related("manga__series", "source")
         .prefetch_related("manga__tags")
         .order_by("manga__series__title", "manga__series_id", *READING_ORDER)
     )
@@ -239,7 +239,7 @@ class SeriesPlan:
 
     files: dict[Any, str]  # shown chapter id -> path under the root
     facts: SeriesFacts
-    updated_at: datetime  # the lead's last change: its title and summary are in every file
+    updated_at: datetime  # the lead's or the series' last change (a merge, a source order): in every file
 
 
 def plan_series(layout: Layout, chapter: Chapter) -> SeriesPlan:
@@ -251,12 +251,14 @@ def plan_series(layout: Layout, chapter: Chapter) -> SeriesPlan:
         manga = chapter.manga
         files = chapter_files(Chapter.objects.filter(manga_id=manga.pk), folder)
         facts = SeriesFacts.of(manga, [t.name for t in manga.tags.all()])
-        return SeriesPlan({i: f"{folder}/{name}" for i, name in files.items()}, facts, manga.updated_at)
+        updated = max(manga.updated_at, manga.series.updated_at)
+        return SeriesPlan({i: f"{folder}/{name}" for i, name in files.items()}, facts, updated)
     lead = Manga.objects.get(pk=layout.leads[series])
     shown = [entry.shown.pk for entry in chapter_union(series)]
     files = chapter_files(Chapter.objects.filter(pk__in=shown), folder)
     facts = SeriesFacts.of(lead, series_tags([series]).get(series, []))
-    return SeriesPlan({i: f"{folder}/{name}" for i, name in files.items()}, facts, lead.updated_at)
+    updated = max(lead.updated_at, chapter.manga.series.updated_at)
+    return SeriesPlan({i: f"{folder}/{name}" for i, name in files.items()}, facts, updated)
 
 
 def _planned(chapters: QuerySet[Chapter]) -> Iterator[tuple[Chapter, SeriesPlan]]:
