@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from hashlib import md5
 from typing import Any
 
 from bigsite.seed import LONG_MANGA_CHAPTERS, LONG_MANGA_ID, SEARCHED_MANGA, Size, row_id, searched_term
@@ -80,20 +81,25 @@ def operator_client() -> Any:
 
 
 def _deep_title_cursor(size: Size) -> str:
-    """The OPDS /all/ cursor of the manga 90 % of the way through the title order (found once, untimed)."""
+    """The OPDS /all/ cursor of the series 90 % of the way through the title order (found once, untimed)."""
     from catalog.models import Manga
     from reader.library import TitleCursor
 
-    title, key = Manga.objects.order_by("title", "id").values_list("title", "id")[int(size.mangas * 0.9)]
+    title, key = (
+        Manga.objects.filter(leads_series=True)
+        .order_by("title", "id")
+        .values_list("title", "id")[int(size.mangas * 0.9)]
+    )
     return TitleCursor(title, key).encode()
 
 
 def _deep_latest_cursor(size: Size) -> str:
-    """The `after` cursor of the manga 90 % of the way down the latest-update order (found once, untimed)."""
+    """The `after` cursor of the series 90 % of the way down the latest-update order (found once, untimed)."""
     from catalog.models import LATEST_CHAPTER_ORDER, Manga
     from reader.library import LatestCursor
 
-    return LatestCursor.of(Manga.objects.order_by(*LATEST_CHAPTER_ORDER)[int(size.mangas * 0.9)]).encode()
+    leads = Manga.objects.filter(leads_series=True).order_by(*LATEST_CHAPTER_ORDER)
+    return LatestCursor.of(leads[int(size.mangas * 0.9)]).encode()
 
 
 def _last_chapters_cursor() -> str:
@@ -144,6 +150,30 @@ def _renew_ten() -> Operation:
     return Operation("renew 10 leases (heartbeat)", renew, writes=True, setup=lease_ten)
 
 
+def _copy_id(copy: int, n: int) -> uuid.UUID:
+    """The id the seed gives mirror copy `copy` of manga `n` (md5('copy-c-i')::uuid)."""
+    return uuid.UUID(md5(f"copy-{copy}-{n}".encode()).hexdigest())
+
+
+def _opds_series_rows(size: Size) -> int:
+    """Untimed, kept across runs: a tag only the first mirror's copies of every 100th manga carry, and the
+    operator's 300 bookmarks on mirror copies (not on the leads the feeds list)."""
+    from django.contrib.auth import get_user_model
+
+    from catalog.models import Bookmark, Manga, Tag
+
+    tag, _ = Tag.objects.get_or_create(name="bench-copies-only")
+    if size.copies < 2:
+        return tag.id
+    through = Manga.tags.through
+    copies = [_copy_id(1, n) for n in range(100, size.mangas, 100)]  # the first 20 mangas have no copies
+    through.objects.bulk_create([through(manga_id=c, tag_id=tag.id) for c in copies], ignore_conflicts=True)
+    user = get_user_model().objects.get(username="bench-operator")
+    marked = [_copy_id(1, n) for n in range(100, size.mangas, max(1, size.mangas // 300))][:300]
+    Bookmark.objects.bulk_create([Bookmark(user=user, manga_id=c) for c in marked], ignore_conflicts=True)
+    return tag.id
+
+
 def _series_operations(client: Any, size: Size) -> list[Operation]:
     """The series views (docs/series.md) on a series of `size.copies` sources' copies of the searched manga."""
     from catalog import series as service
@@ -168,7 +198,13 @@ def _series_operations(client: Any, size: Size) -> list[Operation]:
         assert response.status_code == 200, response.content[:300]
         return response
 
+    copy_id = _copy_id(1, SEARCHED_MANGA)
+    tag_id = _opds_series_rows(size)
     return [
+        Operation(f"OPDS series feed, {size.copies} sources' chapters", _get(client, f"/opds/mangas/{series_id}/")),
+        Operation("OPDS a copy's feed (its lead's)", _get(client, f"/opds/mangas/{copy_id}/")),
+        Operation("OPDS tag feed (tag on copies only)", _get(client, f"/opds/tags/{tag_id}/")),
+        Operation("OPDS bookmarks (300 on copies)", _get(client, "/opds/bookmarks/")),
         Operation("API series first page", _get(client, f"{library}/")),
         Operation("API series deep page (90 %)", _get(client, f"{library}/", page=deep_series_page)),
         Operation(f"API series, {size.copies} sources' chapters", _get(client, f"{library}/{series_id}/")),

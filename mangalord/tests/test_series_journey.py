@@ -22,6 +22,7 @@ from catalog.chapter_keys import chapter_key
 from catalog.models import Chapter, Manga, MangaSource, Series, SeriesSuggestion
 from conftest import REPO_ROOT
 from demo.site.images import render_cover
+from mangalord.tests.series_reads.opds import check_opds_and_export
 from reader.tests.conftest import basic
 from reader.tests.komga_schema import assert_komga_valid
 from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga
@@ -136,6 +137,7 @@ def test_two_sites_make_one_series_per_real_series_downloaded_once_and_read_once
             ["The Tide", "Sōsō no Frieren", "Revenge", "Revenge", "Hikari no Ou", "King of Light", "Restart"]
         )
         assert Series.objects.filter(merged_into=None).count() == 7
+        check_opds_and_export("reader", PASSWORD)
 
         # Chapter 2 of The Tide read from alpha is read in beta's copy too, as Komga shows it.
         tide_alpha, tide_beta = _copy("alpha", "The Tide"), _copy("beta", "The Tide")
