@@ -143,6 +143,10 @@ class Manga(models.Model):
                 name="mangas_missing_cover_idx",
                 condition=~Q(cover_state="stored"),
             ),
+            # The readers' lists walk series leads only (catalog.series_leads): by latest chapter and by title,
+            # so a deep page or a cursor is an index range over the leads, not a sort of every lead.
+            models.Index(*LATEST_CHAPTER_ORDER, name="manga_lead_latest_idx", condition=Q(leads_series=True)),
+            models.Index(fields=["title", "id"], name="manga_lead_title_idx", condition=Q(leads_series=True)),
         ]
         constraints = [
             # Readers list one entry per series: its lead (catalog.series_leads keeps exactly one per series).
