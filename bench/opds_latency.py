@@ -71,16 +71,18 @@ def main() -> None:
         session.force_login(get_user_model().objects.get(username="bench-reader"))
         token = base64.b64encode(f"bench-reader:{PASSWORD}".encode()).decode()
         tag = Tag.objects.get(name="tag-07").id
-        # What page 999's next link carries: the (title, id) of its last row.
-        edge = library.mangas_by_title().order_by("title", "id")[999 * 50 - 1]
-        seek = {"page": 1000, "after": library.TitleCursor.of(edge).encode()}
+        # What a deep page's next link carries (page 999's at 100k, 90 % deep in a smaller library): the (title,
+        # id) of its last row.
+        deep = min(1000, int(args.mangas * 0.9) // 50)
+        edge = library.mangas_by_title().order_by("title", "id")[(deep - 1) * 50 - 1]
+        seek = {"page": deep, "after": library.TitleCursor.of(edge).encode()}
         scenarios = [
             ("root", "/opds/", {}, session, {}),
             ("latest, page 1", "/opds/latest/", {}, session, {}),
             ("latest, page 200", "/opds/latest/", {"page": 200}, session, {}),
             ("all by title, page 1", "/opds/all/", {}, session, {}),
-            ("all by title, page 1000 (offset)", "/opds/all/", {"page": 1000}, session, {}),
-            ("all by title, page 1000 (next link)", "/opds/all/", seek, session, {}),
+            (f"all by title, page {deep} (offset)", "/opds/all/", {"page": deep}, session, {}),
+            (f"all by title, page {deep} (next link)", "/opds/all/", seek, session, {}),
             ("search q=dragon", "/opds/search/", {"q": "dragon"}, session, {}),
             ("tag feed", f"/opds/tags/{tag}/", {}, session, {}),
             ("bookmarks (300, unread first)", "/opds/bookmarks/", {}, session, {}),
