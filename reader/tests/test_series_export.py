@@ -128,3 +128,19 @@ def test_a_copys_chapter_download_is_named_after_its_series(library, client, ali
     assert response["Content-Disposition"].endswith("The%20Tide%20-%20c004.cbz")
     with zipfile.ZipFile(io.BytesIO(body_of(response))) as archive:
         assert etree.fromstring(archive.read("ComicInfo.xml")).findtext("Series") == "The Tide"
+
+
+def test_a_split_gives_the_copy_its_folder_back_and_the_series_keeps_its_own(library, tmp_path):
+    change = service.merge_series(library["a"].series, [library["b"].series], via="test")
+    run(tmp_path)
+    with time_machine.travel(timezone.now() + timedelta(minutes=1)):
+        service.undo_change(change, via="test")
+    out = run(tmp_path)
+    assert "1 moved, 0 removed" in out, out  # chapter 4 goes back; beta's 2 and 3 are written anew
+    assert [n for n in files(tmp_path) if not n.startswith("Revenge")] == [
+        *(f"The Tide/The Tide - c00{n}.cbz" for n in (1, 2, 3)),
+        *(f"Tide Beyond/Tide Beyond - c00{n}.cbz" for n in (2, 3, 4)),
+    ]
+    assert comic_info(tmp_path / "Tide Beyond/Tide Beyond - c004.cbz").findtext("Series") == "Tide Beyond"
+    assert comic_info(tmp_path / "The Tide/The Tide - c001.cbz").findtext("Genre") == "drama"
+    assert "0 written, 8 unchanged" in run(tmp_path)
