@@ -29,10 +29,13 @@ from django.db.models import Exists, Field, OuterRef, Q, QuerySet
 
 from catalog import inputs
 from catalog.api import seek
+from catalog.chapter_order import READING_ORDER
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, Tag
 from catalog.search import title_matches
+from catalog.series_books import shown_chapters
 from catalog.series_leads import leads
 from reader.models import ReadProgress
+from reader.progress import stored_pages
 
 PAGE_SIZE = 50
 MANGA_FIELDS = ("id", "title", "description", "cover", "latest_chapter_at", "updated_at", "created_at")
@@ -309,6 +312,17 @@ def bookmarked_mangas(user: Any) -> QuerySet[Manga]:
         .filter(Exists(mine))
         .annotate(unread=series_unread(user))
         .order_by("-unread", *LATEST_CHAPTER_ORDER)
+    )
+
+
+def readable_shown(lead: Manga) -> QuerySet[Chapter]:
+    """The downloaded chapters of `lead`'s series as readers show them (one per chapter key), in reading order,
+    with their stored page count as `stored_pages`."""
+    return (
+        shown_chapters(lead)
+        .filter(sync_state=Chapter.SyncState.DONE)
+        .annotate(stored_pages=stored_pages())
+        .order_by(*READING_ORDER)
     )
 
 

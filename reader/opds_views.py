@@ -25,10 +25,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from catalog import chapter_order
-from catalog.chapter_order import READING_ORDER
 from catalog.models import Chapter, Manga, Page, Tag
 from catalog.page_rows import stream_page
-from catalog.series_books import shown_chapters
 from catalog.series_leads import lead_of
 from reader import atom, library
 from reader.atom import Entry, Feed, Link
@@ -37,7 +35,7 @@ from reader.http import BadParameter, bad_request, get_or_head, page_param
 from reader.images import parse_width, pse_type
 from reader.naming import chapter_title
 from reader.page_images import cover_thumbnail_response, cover_type, page_response, thumbnail_type
-from reader.progress import progress_by_chapter, record_page_read, stored_pages
+from reader.progress import progress_by_chapter, record_page_read
 from reader.source_settings import language
 
 FEED_CACHE_CONTROL = "private, no-cache"
@@ -303,24 +301,8 @@ def stream_type(chapter: Chapter) -> str:
     return pse_type(t for t in (chapter.first_type, chapter.last_type) if t)
 
 
-def readable_shown(lead: Manga) -> QuerySet[Chapter]:
-    """The downloaded chapters of `lead`'s series as readers show them (one per chapter key), in reading order,
-    with their stored page count as `stored_pages`."""
-    return (
-        shown_chapters(lead)
-        .filter(sync_state=Chapter.SyncState.DONE)
-        .annotate(stored_pages=stored_pages())
-        .order_by(*READING_ORDER)
-    )
-
-
 def _chapter_entry(
-    request: HttpRequest,
-    manga: Manga,
-    chapter: Chapter,
-    tags: list[str],
-    progress: Any,
-    stream_type: str,
+    request: HttpRequest, manga: Manga, chapter: Chapter, tags: list[str], progress: Any, stream_type: str
 ) -> Entry:
     pages = _abs(request, "page", chapter.id, 0).replace("/0/", "/{pageNumber}/") + "?maxWidth={maxWidth}"
     pse = atom.pse_attributes(
@@ -349,7 +331,7 @@ def manga_feed(request: HttpRequest, manga_id: str) -> HttpResponse:
     """Acquisition feed of a series: one entry per readable chapter key, in reading order (extras after the main
     chapters), paged; a copy's id answers with its lead's feed."""
     manga = lead_of(get_object_or_404(Manga, pk=manga_id))
-    chapters = with_stream_type(readable_shown(manga).select_related("source"))
+    chapters = with_stream_type(library.readable_shown(manga).select_related("source"))
     try:  # a long series pages by cursors in reading order (catalog.chapter_order), as the chapter list reads
         page = library.paged_by_keys(
             chapters.annotate(volume_order=chapter_order.VOLUME_ORDER),
