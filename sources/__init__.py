@@ -1,12 +1,14 @@
-"""Source adapters. `factory.get_source` builds the adapter a Source row asks for.
+"""Source adapters: how each kind of site is read, one module or package a kind, and the table of kinds.
 
-Subpackage `crawler.sources`: adapters (`demo`, `html`), their validated
-settings (`config`, `presets`, `themes`), HTML parsing (`parsing`,
+Adapters (`demo`, `html`, `mangadex/`, `suwayomi/`) and the kinds table
+(`kinds`: how a row of each kind is configured and validated), their
+validated settings (`config`, `presets`, `themes`), HTML parsing (`parsing`,
 `selectors`, `dates`, `statuses`), a new site's probe (`discover`), the host
 allow-list (`hosts`), a source's requests (`http`: its cookies, politeness
-gate and challenges over `fetch`'s transports) and the crawl worker's
-Chromium (`browser`, over `fetch.browser`). Politeness is `crawler.politeness`,
-challenge passes `crawler.clearance`. It returns plain records; it may import
-`crawler.errors`, `crawler.state_store`, `crawler.models`, `fetch` and
-`catalog`, never the passes, the workers or the controls.
+gate and challenges over `fetch`'s transports), the crawl worker's Chromium
+(`browser`, over `fetch.browser`), what they raise (`errors`), the request
+limits and the gate (`politeness`) and challenge passes (`clearance`). It
+returns plain records; it may import `fetch`, `catalog` and `jobs` (its
+errors), never the crawler: the crawler builds an adapter on its own
+database-backed limiter and stores (`crawler.factory`).
 """

@@ -2,7 +2,7 @@
 
 The transports (`fetch`) say what came back; here a 404 becomes NotFound,
 a login wall SessionExpired, a 5xx SourceUnavailable, so the engine settles
-the job by kind (`crawler.errors`).
+the job by kind (`sources.errors`).
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
-from crawler.politeness.gate import Held
 from fetch.curl_transfer import Transfer, TransferError
 from fetch.page_body import declared_length
+from sources.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
+from sources.politeness.gate import Held
 
 
 def raise_for_status(source_id: str, status: int, url: str, *, image: bool = False) -> None:

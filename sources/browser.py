@@ -6,15 +6,15 @@ read here, at its edge: CHROMIUM_PATH, CHROMIUM_ARGS,
 CRAWLER_BROWSER_RESTART_THRESHOLD, CRAWLER_HTTP_TIMEOUT_SECS, and the page
 limits (CRAWLER_MAX_PAGE_BYTES, CRAWLER_PAGE_DEADLINE_SECS, read at each
 render so a changed setting applies to the next page). A successful restart
-clears the sticky `session_expired` flags (the operator restarts after
-refreshing a session), and `fetch.errors` become the crawler's errors, which
+runs what the crawler registered (`after_restart`: it clears the sticky
+`session_expired` flags, as the operator restarts after refreshing a
+session), and `fetch.errors` become the crawler's errors, which
 the engine settles by kind: unreachable → SourceUnavailable, refused →
 FetchRefused, too large → PageTooLarge.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -22,13 +22,11 @@ from typing import Any, TypeVar
 from django.conf import settings
 from playwright.sync_api import Browser
 
-from crawler.errors import CrawlerError, FetchRefused, PageTooLarge, SourceUnavailable
 from fetch import errors
 from fetch.browser import SharedBrowser
 from fetch.browser_pass import BrowserPass
 from fetch.tab import PageLimits, RenderedPage
-
-logger = logging.getLogger(__name__)
+from sources.errors import CrawlerError, FetchRefused, PageTooLarge, SourceUnavailable
 
 T = TypeVar("T")
 
@@ -77,7 +75,7 @@ class BrowserManager(SharedBrowser):
             restart_threshold or settings.CRAWLER_BROWSER_RESTART_THRESHOLD,
             navigation_timeout_secs=navigation_timeout_secs or settings.CRAWLER_HTTP_TIMEOUT_SECS,
             limits=page_limits,
-            on_restart=_clear_expired_sessions,
+            on_restart=_restarted,
         )
 
     def run(self, fn: Callable[[Browser], T]) -> T:
@@ -99,12 +97,17 @@ class BrowserManager(SharedBrowser):
             super().restart(drain_timeout=drain_timeout)
 
 
-def _clear_expired_sessions() -> None:
-    """A successful restart clears the sticky session_expired flags."""
-    from crawler import state_store
+# What a successful restart runs next, registered by the app that keeps the sources' session flags (the
+# crawler's `ready()`: it clears the sticky `session_expired` flags).
+_after_restart: list[Callable[[], None]] = []
 
-    try:
-        for source_id in state_store.expired_sessions():
-            state_store.set_session_expired(source_id, False)
-    except Exception as exc:  # the restart itself succeeded; a DB hiccup must not undo that
-        logger.warning("browser: restarted but could not clear session_expired flags: %s", exc)
+
+def after_restart(hook: Callable[[], None]) -> None:
+    """Run `hook` after every successful restart of any BrowserManager (registering it twice runs it once)."""
+    if hook not in _after_restart:
+        _after_restart.append(hook)
+
+
+def _restarted() -> None:
+    for hook in _after_restart:
+        hook()

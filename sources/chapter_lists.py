@@ -19,15 +19,15 @@ from dataclasses import dataclass
 
 from selectolax.parser import HTMLParser
 
-from crawler.errors import SelectorMatchedNothing, SourceConfigError
-from crawler.sources import fields, json_parsing, parsing
-from crawler.sources.answers import FetchedPage, raise_for_status
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.config_keys import template_fields
-from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceHttp
-from crawler.sources.paging import MAX_CHAPTER_LIST_REQUESTS, Endpoint, paging_values
-from crawler.sources.site_urls import site_url
+from sources import fields, json_parsing, parsing
+from sources.answers import FetchedPage, raise_for_status
+from sources.config import HtmlSourceConfig
+from sources.config_keys import template_fields
+from sources.errors import SelectorMatchedNothing, SourceConfigError
+from sources.hosts import HostGuard
+from sources.http import SourceHttp
+from sources.paging import MAX_CHAPTER_LIST_REQUESTS, Endpoint, paging_values
+from sources.site_urls import site_url
 
 logger = logging.getLogger(__name__)
 

@@ -1,14 +1,14 @@
 """Settings of the selector-configured `html` adapter, validated from a Source row's `settings` JSON.
 
 Every key is checked up front (type, selector syntax, regex, URL template
-placeholders: `crawler.sources.config_keys`) so a typo fails with an error
+placeholders: `sources.config_keys`) so a typo fails with an error
 naming the key rather than as an empty crawl hours later. Unknown keys are
-errors too. `{"preset": "madara"}` (see `crawler.sources.presets`) fills in
+errors too. `{"preset": "madara"}` (see `sources.presets`) fills in
 a site family's keys; any key given next to it overrides the preset's.
 
-Selectors use the dialect of `crawler.sources.selectors` (CSS plus jsoup's
+Selectors use the dialect of `sources.selectors` (CSS plus jsoup's
 `:contains()`/`:containsOwn()`). Keys marked *spec* are value specs
-(`crawler.sources.fields`): a CSS field spec (a selector optionally followed
+(`sources.fields`): a CSS field spec (a selector optionally followed
 by ` ::own` or ` @attr`), a JSONPath starting with `$` (read on a JSON
 answer), or `re:<regex>` on the answer's text, each optionally followed by
 steps after ` | ` (`re:`, `base64`, `html:`, `json:`). Item-relative keys
@@ -104,7 +104,7 @@ Requests
     image_hosts           optional  extra hosts images may come from (cdn.example.com[:port], *.example.com)
     session_cookie        optional  cookie name of the operator's session, default PHPSESSID
     login_wall_selector   optional  matches only on the site's login form (= session expired)
-Politeness (enforced through the database across every worker on every host; see crawler.politeness.rules)
+Politeness (enforced through the database across every worker on every host; see sources.politeness.rules)
     rate_limit            optional  requests per second to the source, default 2 (0.01 to 1000)
     burst                 optional  requests that may go out back to back after a quiet spell, default 2
     max_concurrency       optional  requests in flight at once, default 2
@@ -117,22 +117,22 @@ from dataclasses import field as dataclass_field
 from typing import Any
 
 from catalog import source_settings
-from crawler.errors import SourceConfigError
-from crawler.politeness.rules import DEFAULT_BURST, DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT, Politeness
-from crawler.sources import fields as value_specs
-from crawler.sources.config_keys import (
+from sources import fields as value_specs
+from sources.config_keys import (
     CHAPTER_LIST_PLACEHOLDERS,
     PAGE_PLACEHOLDERS,
     PAGE_URL_PLACEHOLDERS,
     template_fields,
     validate_key,
 )
+from sources.errors import SourceConfigError
+from sources.politeness.rules import DEFAULT_BURST, DEFAULT_MAX_CONCURRENCY, DEFAULT_RATE_LIMIT, Politeness
 
 DEFAULT_NUMBER_PATTERN = r"(\d+(?:\.\d+)?)"
 DEFAULT_IMAGE_ATTRS = ("data-src", "data-lazy-src", "srcset", "data-cfsrc", "src")
 # Request headers whose values are credentials: `headers` entries of these names are secret settings, shown masked
 # on every way out and kept when sent back masked (catalog.source_settings.masked). A session cookie never sits in
-# the settings at all (`cookie` is refused, crawler.sources.config_keys; the operator's session is stored apart,
+# the settings at all (`cookie` is refused, sources.config_keys; the operator's session is stored apart,
 # crawler.state_store).
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "x-auth-token", "x-access-token"})
 
@@ -215,7 +215,7 @@ class HtmlSourceConfig:
     def from_settings(cls, data: Any, *, source_id: str) -> HtmlSourceConfig:
         """Validate a settings dict (preset applied first); raise SourceConfigError naming the first bad key."""
         # Imported here: presets are plain settings dicts validated by this very function.
-        from crawler.sources.presets import apply_preset
+        from sources.presets import apply_preset
 
         if not isinstance(data, dict):
             raise SourceConfigError(f"source {source_id!r}: settings must be a JSON object")

@@ -1,6 +1,6 @@
 """Each key of an html source's settings checked on its own: its type, selector or spec syntax, regex, template.
 
-Apart from `crawler.sources.config` (the settings record, its defaults and
+Apart from `sources.config` (the settings record, its defaults and
 the rules between keys) because this is the long table of per-key checks,
 read when adding a key; the record stays short enough to read whole. Every
 error names the source and the key, so a typo fails when the source is
@@ -14,11 +14,11 @@ import string
 from collections.abc import Callable
 from typing import Any
 
-from crawler.errors import SourceConfigError
-from crawler.sources import fields as value_specs
-from crawler.sources import selectors
-from crawler.sources.dates import known_language, readable_format, utc_offset
-from crawler.sources.hosts import parse_host_rule
+from sources import fields as value_specs
+from sources import selectors
+from sources.dates import known_language, readable_format, utc_offset
+from sources.errors import SourceConfigError
+from sources.hosts import parse_host_rule
 
 _COOKIE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9-]{1,64}$")

@@ -34,28 +34,28 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.parser import HTMLParser
 
-from crawler.clearance.passers import challenge_handler
-from crawler.clearance.planning import MemoryStore
-from crawler.clearance.records import Clearance
-from crawler.errors import CrawlerError, SourceConfigError
-from crawler.sources import selectors
-from crawler.sources.answers import FetchedPage
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.cookies import SourceCookies
-from crawler.sources.dates import infer_numeric_format, known_language
-from crawler.sources.hosts import HostGuard, parse_host_rule
-from crawler.sources.http import SourceHttp
-from crawler.sources.json_parsing import NotJson, decode_answer
-from crawler.sources.mangadex.records import SITE, is_mangadex_address
-from crawler.sources.page_images import parse_page_images
-from crawler.sources.presets import PRESETS
-from crawler.sources.probes import PROBES, EndpointProbe
-from crawler.sources.site_urls import path_under, sibling_api_origin, site_url
-from crawler.sources.themes import ThemeDetection, detect_theme
 from fetch.page_body import is_markup
+from sources import selectors
+from sources.answers import FetchedPage
+from sources.clearance.passers import challenge_handler
+from sources.clearance.planning import MemoryStore
+from sources.clearance.records import Clearance
+from sources.config import HtmlSourceConfig
+from sources.cookies import SourceCookies
+from sources.dates import infer_numeric_format, known_language
+from sources.errors import CrawlerError, SourceConfigError
+from sources.hosts import HostGuard, parse_host_rule
+from sources.http import SourceHttp
+from sources.json_parsing import NotJson, decode_answer
+from sources.mangadex.records import SITE, is_mangadex_address
+from sources.page_images import parse_page_images
+from sources.presets import PRESETS
+from sources.probes import PROBES, EndpointProbe
+from sources.site_urls import path_under, sibling_api_origin, site_url
+from sources.themes import ThemeDetection, detect_theme
 
 if TYPE_CHECKING:
-    from crawler.sources.browser import BrowserManager
+    from sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
 
@@ -268,7 +268,7 @@ class _Prober:
 
     def sample_chapters(self, base: str, settings: dict[str, Any]) -> None:
         """Read a few mangas as a crawl would: their numeric date order, and the image hosts their pages use."""
-        from crawler.sources.html import HtmlSource
+        from sources.html import HtmlSource
 
         config = HtmlSourceConfig.from_settings(settings, source_id=PROBE_ID)
         source = HtmlSource(PROBE_ID, base, config, browser=self.browser, clearance_store=self.store)

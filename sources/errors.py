@@ -1,4 +1,4 @@
-"""Errors the crawl pipeline raises; the engine settles them by their `jobs.errors` base (`jobs.worker.outcomes`)."""
+"""Errors of the adapters and the passes: the engine settles each by its `jobs.errors` base (`jobs.worker.outcomes`)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Each preset is the family's stock endpoints and markup as its shared code in the
 long-maintained multi-source scrapers describes them (keiyoushi/extensions-source
 `lib-multisrc/<family>`), written in the preset language of
-`crawler.sources.config`: JSONPaths where the family answers JSON, CSS where it
+`sources.config`: JSONPaths where the family answers JSON, CSS where it
 prints HTML. Keys given next to `preset` override it, as for the theme presets.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crawler.sources.headings import AUTHOR_HEADINGS, STATUS_HEADINGS, any_heading
+from sources.headings import AUTHOR_HEADINGS, STATUS_HEADINGS, any_heading
 
 # PizzaReader: a Vue front-end over a public JSON API, /api/comics the whole catalogue in one answer.
 PIZZAREADER: dict[str, Any] = {

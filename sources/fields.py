@@ -3,7 +3,7 @@
 A value spec is one of three readers, optionally followed by post-processing
 steps, each after ` | `:
 
-- a CSS field spec (`crawler.sources.selectors`): `div.title ::own`, `img @data-src`;
+- a CSS field spec (`sources.selectors`): `div.title ::own`, `img @data-src`;
 - a JSONPath, starting with `$` (jsonpath-ng's extended dialect: wildcards
   `$.posts[*].slug`, filters `$.link[?rel=='alternate'].href`), read on a
   JSON answer or on one JSON item;
@@ -45,7 +45,7 @@ from jsonpath_ng.ext import parse as parse_jsonpath
 from selectolax.parser import HTMLParser, Node
 
 from catalog.text import clean_text
-from crawler.sources import selectors
+from sources import selectors
 
 STEP_SEPARATOR = " | "
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")

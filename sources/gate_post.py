@@ -8,12 +8,12 @@ page of the site can load until the gate takes it.
 
 from __future__ import annotations
 
-from crawler.errors import SourceConfigError
-from crawler.sources import fields
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceHttp
-from crawler.sources.site_urls import site_url
+from sources import fields
+from sources.config import HtmlSourceConfig
+from sources.errors import SourceConfigError
+from sources.hosts import HostGuard
+from sources.http import SourceHttp
+from sources.site_urls import site_url
 
 
 def pass_gate(

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from crawler.errors import FetchRefused, SourceConfigError
 from fetch import outbound
+from sources.errors import FetchRefused, SourceConfigError
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 

@@ -6,7 +6,7 @@ requests (list paging, ajax chapter lists) always go over HTTP with the
 cookies the browser picked up. Images always stream over HTTP with the
 session cookie and their Referer, so a page's images never pass through Chromium.
 
-The same settings read JSON answers (`crawler.sources.fields`,
+The same settings read JSON answers (`sources.fields`,
 `json_parsing`): a list, detail, chapter list or page list whose keys are
 JSONPaths is requested as JSON and read by path, values captured on one
 answer fill the next request's URL, list and chapter-list paging follow
@@ -32,27 +32,27 @@ from urllib.parse import urlsplit
 
 from selectolax.parser import HTMLParser
 
-from crawler.clearance.handler import past_challenges
-from crawler.clearance.passers import challenge_handler
-from crawler.clearance.planning import ClearanceStore, MemoryStore
-from crawler.errors import CrawlerError, NotFound, SelectorMatchedNothing, SessionExpired, SourceConfigError
-from crawler.politeness.gate import RequestGate, Unlimited, check_answer, passing
-from crawler.sources import fields, gate_post, json_parsing, page_images, parsing
-from crawler.sources.answers import FetchedPage, HttpImageStream, raise_for_status
-from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
-from crawler.sources.chapter_lists import ChapterListRequests
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.cookies import SourceCookies
-from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceHttp
-from crawler.sources.paging import more_after, paging_values
-from crawler.sources.site_urls import sibling_api_origin, site_url
 from fetch.challenge import detect_challenge
 from fetch.page_body import is_markup
+from sources import fields, gate_post, json_parsing, page_images, parsing
+from sources.answers import FetchedPage, HttpImageStream, raise_for_status
+from sources.base import MangaDetail, SourceChapter, SourceMangaRef
+from sources.chapter_lists import ChapterListRequests
+from sources.clearance.handler import past_challenges
+from sources.clearance.passers import challenge_handler
+from sources.clearance.planning import ClearanceStore, MemoryStore
+from sources.config import HtmlSourceConfig
+from sources.cookies import SourceCookies
+from sources.errors import CrawlerError, NotFound, SelectorMatchedNothing, SessionExpired, SourceConfigError
+from sources.hosts import HostGuard
+from sources.http import SourceHttp
+from sources.paging import more_after, paging_values
+from sources.politeness.gate import RequestGate, Unlimited, check_answer, passing
+from sources.site_urls import sibling_api_origin, site_url
 
 if TYPE_CHECKING:
-    from crawler.sources.browser import BrowserManager
     from fetch.tab import RenderedPage
+    from sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
 

@@ -3,9 +3,9 @@
 Pages go through the process's shared httpx client (`fetch.pages`), images through libcurl
 (`fetch.curl_transfer`); both walk the same redirect loop here, so
 every hop passes the host guard before it is requested. The session cookie
-is sent from the adapter's own store (`crawler.sources.cookies`) and never
+is sent from the adapter's own store (`sources.cookies`) and never
 logged; what an answer means to the crawler (its status as an error kind,
-the page or image stream handed back) is `crawler.sources.answers`.
+the page or image stream handed back) is `sources.answers`.
 
 Both transports connect only to addresses the outbound rule allows
 (`fetch.outbound`: no loopback, private or link-local target
@@ -14,7 +14,7 @@ checked. A page's body is read under a size cap (CRAWLER_MAX_PAGE_BYTES)
 and the whole request under a deadline (CRAWLER_PAGE_DEADLINE_SECS) beside
 the idle timeout (CRAWLER_HTTP_TIMEOUT_SECS).
 
-Every request goes through the source's gate (`crawler.politeness.gate`): one
+Every request goes through the source's gate (`sources.politeness.gate`): one
 slot for the whole redirect chain, held until the body is read (pages) or
 the stream is closed (images), and one token per hop. A 429, or a 503 with
 Retry-After, cools the whole source down before anything else reads it.
@@ -30,17 +30,17 @@ from urllib.parse import urljoin
 import httpx
 from django.conf import settings
 
-from crawler.clearance.handler import Challenges, Unpassable, past_challenges
-from crawler.errors import CrawlerError, FetchRefused, PageTooLarge, SourceUnavailable
-from crawler.politeness.gate import Held, RequestGate, Unlimited, check_answer
-from crawler.sources.answers import FetchedPage, HttpImageStream, raise_for_status
-from crawler.sources.cookies import SourceCookies, keep_set_cookies
-from crawler.sources.hosts import HostGuard
 from fetch import outbound
 from fetch.challenge import SCAN_CHARS, Challenge, detect_challenge, may_be_challenge
 from fetch.curl_transfer import Transfer, TransferError
 from fetch.page_body import BodyTooLarge, UnaskedEncoding, declared_length, decode_text, read_capped
 from fetch.pages import USER_AGENT, shared_client
+from sources.answers import FetchedPage, HttpImageStream, raise_for_status
+from sources.clearance.handler import Challenges, Unpassable, past_challenges
+from sources.cookies import SourceCookies, keep_set_cookies
+from sources.errors import CrawlerError, FetchRefused, PageTooLarge, SourceUnavailable
+from sources.hosts import HostGuard
+from sources.politeness.gate import Held, RequestGate, Unlimited, check_answer
 
 MAX_REDIRECTS = 5
 # A request body: form fields (list paging, ajax chapter lists) or raw bytes sent as they are (a GraphQL JSON body).
@@ -96,7 +96,7 @@ class SourceHttp:
     ) -> FetchedPage:
         """Fetch a page (GET, or POST with a form body); `check=False` returns 4xx answers instead of raising.
 
-        A JavaScript challenge is passed (`crawler.clearance.records`) and the request made again. Each
+        A JavaScript challenge is passed (`sources.clearance.records`) and the request made again. Each
         request, redirects included, ends by CRAWLER_PAGE_DEADLINE_SECS (SourceUnavailable); a body over
         CRAWLER_MAX_PAGE_BYTES is PageTooLarge.
         """

@@ -17,11 +17,11 @@ from typing import Any
 from urllib.parse import urljoin
 
 from catalog.chapter_numbers import CHAPTER, ChapterName
-from crawler.sources import fields
-from crawler.sources.base import SourceMangaRef
-from crawler.sources.config import DEFAULT_NUMBER_PATTERN, HtmlSourceConfig
-from crawler.sources.page_images import image_from_value
-from crawler.sources.parsing import (
+from sources import fields
+from sources.base import SourceMangaRef
+from sources.config import DEFAULT_NUMBER_PATTERN, HtmlSourceConfig
+from sources.page_images import image_from_value
+from sources.parsing import (
     ChapterParse,
     ParseNotes,
     _chapter_date,

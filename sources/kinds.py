@@ -1,9 +1,10 @@
-"""Every source kind in one table: how a Source row of that kind is configured, limited and turned into an adapter.
+"""Every source kind in one table: how a Source row of that kind is configured, limited and validated.
 
-The factory (adapters, browser need, request limits), the settings contract's
-registration (`crawler.apps`) and the console look a row's kind up here
-instead of branching on its name, so adding a kind is one `SourceKind` entry
-(and its `catalog.models.Source.Kind` choice; a test holds the two together).
+The crawler's factory (`crawler.factory`: adapters, browser need, request
+limits), the settings contract's registration (`crawler.apps`) and the
+console look a row's kind up here instead of branching on its name, so adding
+a kind is one `SourceKind` entry, its builder in `crawler.factory` and its
+`catalog.models.Source.Kind` choice (tests hold the three together).
 
 Each kind's settings split the way the contract (`catalog.source_settings`)
 sees them: the crawler's shared keys (the html adapter's selectors and the
@@ -16,23 +17,20 @@ other kind.
 from __future__ import annotations
 
 import importlib
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from catalog.source_settings import SourceSettingsError
-from crawler.errors import SourceConfigError
-from crawler.politeness.rules import Politeness
-from crawler.sources.config import POLITENESS_KEYS, HtmlSourceConfig, politeness_from_settings
-from crawler.sources.demo import demo_settings
-from crawler.sources.mangadex import settings as mangadex_settings
-from crawler.sources.suwayomi import config as suwayomi_config
+from sources.config import POLITENESS_KEYS, HtmlSourceConfig, politeness_from_settings
+from sources.demo import demo_settings
+from sources.errors import SourceConfigError
+from sources.mangadex import settings as mangadex_settings
+from sources.politeness.rules import Politeness
+from sources.suwayomi import config as suwayomi_config
 
 if TYPE_CHECKING:
-    from catalog.models import Source as SourceRow
-    from crawler.sources.base import Source
-    from crawler.sources.browser import BrowserManager
+    pass
 
 # (source id, kind, the owner's keys of the settings) -> None, or raises SourceSettingsError naming the key.
 Validator = Callable[[str, str, dict[str, Any]], None]
@@ -46,21 +44,10 @@ class KindConfig(Protocol):
 
 
 @dataclass(frozen=True)
-class BuildOptions:
-    """How the caller runs the adapter: the job's cancel event, whether to give a busy job back, a browser."""
-
-    cancel: threading.Event | None = None
-    yield_when_busy: bool = False
-    browser: BrowserManager | None = None
-
-
-@dataclass(frozen=True)
 class SourceKind:
     name: str
     # (row settings, source id) -> the validated config; SourceConfigError names the bad key.
     read_config: Callable[[dict[str, Any], str], KindConfig]
-    # (row, its config, options) -> the adapter, its requests on the source's limiter.
-    build: Callable[[SourceRow, Any, BuildOptions], Source]
     # The crawler's shared keys (selectors, politeness) on a row of this kind.
     check_crawler_keys: Validator
     # Whether the row is configured by selectors (html, demo) rather than read through the site's own API.
@@ -102,51 +89,6 @@ def _suwayomi_config(settings: dict[str, Any], source_id: str) -> suwayomi_confi
     return suwayomi_config.SuwayomiConfig.from_settings(settings, source_id=source_id)
 
 
-def _build_html(row: SourceRow, config: HtmlSourceConfig, options: BuildOptions) -> Source:
-    """The html adapter (a demo row's too), with the session cookie and challenge clearances it keeps."""
-    # Imported here so importing crawler.sources (e.g. base records) never needs the app registry.
-    from crawler import state_store
-    from crawler.clearance.rows import DatabaseStore
-    from crawler.politeness.limiter import SourceLimiter
-    from crawler.sources.html import HtmlSource
-
-    return HtmlSource(
-        row.id,
-        row.base_url,
-        config,
-        session_value=state_store.session_cookie(row.id),
-        browser=options.browser,
-        gate=SourceLimiter(row.id, config.politeness, cancel=options.cancel, yield_when_busy=options.yield_when_busy),
-        clearance_store=DatabaseStore(),
-        cancel=options.cancel,
-    )
-
-
-def _build_mangadex(row: SourceRow, config: mangadex_settings.MangaDexSettings, options: BuildOptions) -> Source:
-    """MangaDex: its API's limit on the source's limiter, the at-home server's 40 a minute on a second one."""
-    from django.conf import settings as django_settings
-
-    from crawler.politeness.limiter import SourceLimiter
-    from crawler.sources.mangadex.adapter import MangaDexSource
-
-    return MangaDexSource(
-        row.id,
-        config,
-        user_agent=django_settings.MANGADEX_USER_AGENT,
-        gate=SourceLimiter(row.id, config.politeness, cancel=options.cancel, yield_when_busy=options.yield_when_busy),
-        # Its own bucket (a throttle row of its own id), waited for: one token a chapter at most.
-        at_home_gate=SourceLimiter(f"{row.id}.at-home", config.at_home_politeness, cancel=options.cancel),
-    )
-
-
-def _build_suwayomi(row: SourceRow, config: suwayomi_config.SuwayomiConfig, options: BuildOptions) -> Source:
-    from crawler.politeness.limiter import SourceLimiter
-    from crawler.sources.suwayomi.adapter import SuwayomiSource
-
-    gate = SourceLimiter(row.id, config.politeness, cancel=options.cancel, yield_when_busy=options.yield_when_busy)
-    return SuwayomiSource(row.id, row.base_url, config, gate=gate)
-
-
 def _checked(read: Callable[[dict[str, Any], str], Any]) -> Validator:
     """A config reader as a settings-contract validator: its SourceConfigError becomes a SourceSettingsError."""
 
@@ -179,7 +121,6 @@ def _selector_kind(name: str, read: Callable[[dict[str, Any], str], HtmlSourceCo
     return SourceKind(
         name=name,
         read_config=read,
-        build=_build_html,
         check_crawler_keys=_checked(read),
         selectors=True,
         browser_when=lambda config: config.requires_browser,
@@ -194,7 +135,6 @@ KINDS: dict[str, SourceKind] = {
         SourceKind(
             name=mangadex_settings.KIND,
             read_config=_mangadex_config,
-            build=_build_mangadex,
             check_crawler_keys=_mangadex_crawler_keys,
             own_keys=mangadex_settings.KEYS,
             validate_own_keys=mangadex_settings.validate,
@@ -202,7 +142,6 @@ KINDS: dict[str, SourceKind] = {
         SourceKind(
             name=suwayomi_config.KIND,
             read_config=_suwayomi_config,
-            build=_build_suwayomi,
             check_crawler_keys=_suwayomi_crawler_keys,
             own_keys=suwayomi_config.SETTINGS_KEYS,
             validate_own_keys=suwayomi_config.validate_suwayomi_settings,
@@ -234,9 +173,9 @@ def validate_crawler_keys(source_id: str, kind: str, values: dict[str, Any]) -> 
 # The modules each kind's builder imports when it first makes an adapter (lazily: importing a kind's entry must
 # not need the app registry). A multi-process worker imports them once before it forks (`preload_adapters`).
 ADAPTER_MODULES = (
-    "crawler.sources.html",
-    "crawler.sources.mangadex.adapter",
-    "crawler.sources.suwayomi.adapter",
+    "sources.html",
+    "sources.mangadex.adapter",
+    "sources.suwayomi.adapter",
 )
 
 

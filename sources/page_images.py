@@ -1,6 +1,6 @@
 """A chapter's page images: from the reader's <img> elements, a `page_image_url` template, or an inline script.
 
-Apart from `crawler.sources.parsing` because reading images is its own
+Apart from `sources.parsing` because reading images is its own
 concern with its own rules (a srcset's widest candidate, lazy-load
 attributes tried in order with data: placeholders skipped, a script's array
 found by regex and read as JavaScript), and the cover on a detail page is
@@ -17,10 +17,10 @@ from urllib.parse import urljoin
 import chompjs
 from selectolax.parser import HTMLParser, Node
 
-from crawler.sources import fields, selectors
+from sources import fields, selectors
 
 if TYPE_CHECKING:
-    from crawler.sources.config import HtmlSourceConfig
+    from sources.config import HtmlSourceConfig
 
 _SRCSET_DESCRIPTOR = re.compile(r"^(\d+(?:\.\d+)?)([wx])$")
 

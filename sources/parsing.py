@@ -2,7 +2,7 @@
 
 Pure functions over HTML text and a base URL (for resolving relative
 links), so they are tested without any server. Selectors and field specs use
-the dialect of `crawler.sources.selectors`.
+the dialect of `sources.selectors`.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from urllib.parse import urljoin, urlsplit
 from selectolax.parser import HTMLParser, Node
 
 from catalog.chapter_numbers import CHAPTER, ChapterName, classify, number_extras, with_pattern
-from crawler.errors import CrawlerError
-from crawler.sources import fields, selectors
-from crawler.sources.base import MangaMetadata, SourceChapter, SourceMangaRef
-from crawler.sources.config import DEFAULT_NUMBER_PATTERN, HtmlSourceConfig
-from crawler.sources.dates import parse_date, utc_offset
-from crawler.sources.page_images import image_url
-from crawler.sources.statuses import status_of
+from sources import fields, selectors
+from sources.base import MangaMetadata, SourceChapter, SourceMangaRef
+from sources.config import DEFAULT_NUMBER_PATTERN, HtmlSourceConfig
+from sources.dates import parse_date, utc_offset
+from sources.errors import CrawlerError
+from sources.page_images import image_url
+from sources.statuses import status_of
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Settings presets for the WordPress manga theme families: `{"preset": "madara"}` and friends.
 
-The smaller families (JSON APIs and plain HTML readers) are in `crawler.sources.family_presets`.
+The smaller families (JSON APIs and plain HTML readers) are in `sources.family_presets`.
 
 Each preset is the theme's stock markup and endpoints, as the theme ships
 them (and as the long-maintained multi-source scrapers for these themes
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from crawler.errors import SourceConfigError
-from crawler.sources.family_presets import FAMILY_PRESETS
-from crawler.sources.headings import ALT_HEADINGS, AUTHOR_HEADINGS, STATUS_HEADINGS, any_heading
+from sources.errors import SourceConfigError
+from sources.family_presets import FAMILY_PRESETS
+from sources.headings import ALT_HEADINGS, AUTHOR_HEADINGS, STATUS_HEADINGS, any_heading
 
 _MADARA_IMAGE_ATTRS = ["data-src", "data-lazy-src", "srcset", "data-cfsrc", "src"]
 

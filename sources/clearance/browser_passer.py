@@ -1,4 +1,4 @@
-"""`crawler.clearance.records.Passer` through the worker's shared Chromium (`BrowserManager.pass_challenge`)."""
+"""`sources.clearance.records.Passer` through the worker's shared Chromium (`BrowserManager.pass_challenge`)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from crawler.clearance.records import Clearance, PassFailed, clearance_cookies
-from crawler.errors import CrawlerError
 from fetch.challenge import StillChallenged
+from sources.clearance.records import Clearance, PassFailed, clearance_cookies
+from sources.errors import CrawlerError
 
 if TYPE_CHECKING:
-    from crawler.sources.browser import BrowserManager
+    from sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
 

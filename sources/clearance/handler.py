@@ -35,10 +35,10 @@ from typing import Protocol, TypeVar
 
 from django.utils import timezone
 
-from crawler.clearance.planning import ClearanceStore, Step
-from crawler.clearance.records import Clearance, Passer, PassFailed
-from crawler.errors import ChallengeNotPassed
 from fetch.challenge import Challenge
+from sources.clearance.planning import ClearanceStore, Step
+from sources.clearance.records import Clearance, Passer, PassFailed
+from sources.errors import ChallengeNotPassed
 
 logger = logging.getLogger(__name__)
 

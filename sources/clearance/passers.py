@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from crawler.clearance.browser_passer import BrowserPasser
-from crawler.clearance.handler import ChallengeHandler, PassSettings
-from crawler.clearance.planning import ClearanceStore
-from crawler.clearance.records import Passer
-from crawler.clearance.solver import SolverPasser
+from sources.clearance.browser_passer import BrowserPasser
+from sources.clearance.handler import ChallengeHandler, PassSettings
+from sources.clearance.planning import ClearanceStore
+from sources.clearance.records import Passer
+from sources.clearance.solver import SolverPasser
 
 if TYPE_CHECKING:
-    from crawler.politeness.gate import RequestGate
-    from crawler.sources.browser import BrowserManager
-    from crawler.sources.cookies import SourceCookies
+    from sources.browser import BrowserManager
+    from sources.cookies import SourceCookies
+    from sources.politeness.gate import RequestGate
 
 
 def pass_settings() -> PassSettings:

@@ -14,7 +14,7 @@ import enum
 from dataclasses import dataclass
 from typing import Protocol
 
-from crawler.clearance.records import Clearance
+from sources.clearance.records import Clearance
 
 # --- what to do about a challenge: a pure decision ------------------------------------------------
 

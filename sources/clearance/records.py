@@ -1,8 +1,8 @@
 """What a challenge pass yields: the site's cookies and the User-Agent they are bound to, and who can pass.
 
-A `Passer` (the worker's Chromium: `crawler.clearance.browser_passer`; a
-FlareSolverr endpoint: `crawler.clearance.solver`) gets past a challenge and
-returns a `Clearance`; `crawler.clearance.handler` decides when to ask one,
+A `Passer` (the worker's Chromium: `sources.clearance.browser_passer`; a
+FlareSolverr endpoint: `sources.clearance.solver`) gets past a challenge and
+returns a `Clearance`; `sources.clearance.handler` decides when to ask one,
 `crawler.clearance.rows` keeps what it returned for every worker. These are
 crawl policy and storage, so they live in the crawler; recognising a
 challenge on the wire and waiting one out in a tab are transport work

@@ -32,8 +32,8 @@ from typing import Any
 
 import httpx
 
-from crawler.clearance.records import Clearance, PassFailed, clearance_cookies
 from fetch.challenge import detect_challenge
+from sources.clearance.records import Clearance, PassFailed, clearance_cookies
 
 # The solver gets the challenge's own bound plus this much for its browser to start and answer.
 SLACK_SECS = 15.0
@@ -81,7 +81,7 @@ def read_answer(status_code: int, body: Any) -> SolverAnswer:
 
 
 class SolverPasser:
-    """`crawler.clearance.records.Passer` through a FlareSolverr endpoint."""
+    """`sources.clearance.records.Passer` through a FlareSolverr endpoint."""
 
     name = "solver"
 

@@ -27,13 +27,13 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from crawler.politeness.gate import RequestGate, Unlimited
-from crawler.sources.base import ImageStream, MangaDetail, SourceChapter, SourceMangaRef
-from crawler.sources.cookies import SourceCookies
-from crawler.sources.mangadex import records
-from crawler.sources.mangadex.report import AtHomeReporter, ReportedImage, report_outcome
-from crawler.sources.mangadex.settings import MangaDexSettings
-from crawler.sources.mangadex.transport import MangaDexGuard, MangaDexHttp
+from sources.base import ImageStream, MangaDetail, SourceChapter, SourceMangaRef
+from sources.cookies import SourceCookies
+from sources.mangadex import records
+from sources.mangadex.report import AtHomeReporter, ReportedImage, report_outcome
+from sources.mangadex.settings import MangaDexSettings
+from sources.mangadex.transport import MangaDexGuard, MangaDexHttp
+from sources.politeness.gate import RequestGate, Unlimited
 
 logger = logging.getLogger(__name__)
 

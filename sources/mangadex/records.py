@@ -17,8 +17,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawler.errors import CrawlerError
-from crawler.sources.base import MangaMetadata, SourceChapter, SourceMangaRef
+from sources.base import MangaMetadata, SourceChapter, SourceMangaRef
+from sources.errors import CrawlerError
 
 SITE = "https://mangadex.org"
 HOSTS = frozenset({"mangadex.org", "www.mangadex.org"})

@@ -22,10 +22,10 @@ from typing import Any
 
 import httpx
 
-from crawler.sources.answers import HttpImageStream
-from crawler.sources.mangadex.records import at_home_report
 from fetch import outbound
 from fetch.pages import shared_client
+from sources.answers import HttpImageStream
+from sources.mangadex.records import at_home_report
 
 logger = logging.getLogger(__name__)
 

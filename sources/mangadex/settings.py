@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from catalog.source_settings import SourceSettingsError
-from crawler.politeness.rules import Politeness
+from sources.politeness.rules import Politeness
 
 KIND = "mangadex"
 CONTENT_RATINGS = ("safe", "suggestive", "erotica", "pornographic")

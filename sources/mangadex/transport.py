@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawler.politeness.gate import check_answer
-from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceHttp
+from sources.hosts import HostGuard
+from sources.http import SourceHttp
+from sources.politeness.gate import check_answer
 
 RESET_HEADER = "x-ratelimit-retry-after"
 

@@ -20,8 +20,8 @@ from typing import Protocol
 from django.conf import settings
 from django.utils import timezone
 
-from crawler.errors import SourceCoolingDown
-from crawler.politeness.rules import cooldown_secs
+from sources.errors import SourceCoolingDown
+from sources.politeness.rules import cooldown_secs
 
 
 class Held(Protocol):

@@ -14,18 +14,18 @@ from __future__ import annotations
 import logging
 from urllib.parse import urljoin
 
-from crawler.errors import NotFound, SourceConfigError
-from crawler.politeness.gate import RequestGate, Unlimited
-from crawler.sources.answers import HttpImageStream
-from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
-from crawler.sources.cookies import SourceCookies
-from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceHttp
-from crawler.sources.suwayomi import records
-from crawler.sources.suwayomi.answers import ServerSource
-from crawler.sources.suwayomi.client import SuwayomiClient, basic_auth_header
-from crawler.sources.suwayomi.config import SuwayomiConfig
-from crawler.sources.suwayomi.failures import missing_source_error, pick_source
+from sources.answers import HttpImageStream
+from sources.base import MangaDetail, SourceChapter, SourceMangaRef
+from sources.cookies import SourceCookies
+from sources.errors import NotFound, SourceConfigError
+from sources.hosts import HostGuard
+from sources.http import SourceHttp
+from sources.politeness.gate import RequestGate, Unlimited
+from sources.suwayomi import records
+from sources.suwayomi.answers import ServerSource
+from sources.suwayomi.client import SuwayomiClient, basic_auth_header
+from sources.suwayomi.config import SuwayomiConfig
+from sources.suwayomi.failures import missing_source_error, pick_source
 
 logger = logging.getLogger(__name__)
 

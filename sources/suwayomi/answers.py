@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from crawler.errors import PermanentError
+from sources.errors import PermanentError
 
 
 class MalformedAnswer(PermanentError):

@@ -16,13 +16,13 @@ import json
 from typing import Any
 from urllib.parse import urljoin
 
-from crawler.errors import CrawlerError, SourceConfigError
-from crawler.sources.answers import raise_for_status
-from crawler.sources.http import SourceHttp
-from crawler.sources.suwayomi import answers, queries
-from crawler.sources.suwayomi.answers import MalformedAnswer
-from crawler.sources.suwayomi.config import SuwayomiConfig
-from crawler.sources.suwayomi.failures import error_for
+from sources.answers import raise_for_status
+from sources.errors import CrawlerError, SourceConfigError
+from sources.http import SourceHttp
+from sources.suwayomi import answers, queries
+from sources.suwayomi.answers import MalformedAnswer
+from sources.suwayomi.config import SuwayomiConfig
+from sources.suwayomi.failures import error_for
 
 GRAPHQL_PATH = "api/graphql"
 

@@ -12,7 +12,7 @@ its settings pick one of the server's sources and say how to log in:
                                  or "login" (its UI_LOGIN mode: a token from the `login` mutation)
     suwayomi_username, suwayomi_password   optional, together: the server's credentials
     suwayomi_scanlator optional  keep only this scanlator's chapters (sources listing one chapter per group)
-    rate_limit, burst, max_concurrency     the politeness keys every source has (crawler.sources.config)
+    rate_limit, burst, max_concurrency     the politeness keys every source has (sources.config)
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalog import source_settings
-from crawler.errors import SourceConfigError
-from crawler.politeness.rules import Politeness
-from crawler.sources.config import politeness_from_settings
-from crawler.sources.suwayomi.answers import ServerSource
+from sources.config import politeness_from_settings
+from sources.errors import SourceConfigError
+from sources.politeness.rules import Politeness
+from sources.suwayomi.answers import ServerSource
 
 KIND = "suwayomi"
 LISTINGS = ("auto", "latest", "popular")

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from crawler.errors import CrawlerError, NotFound, PermanentError, SourceConfigError, SourceUnavailable
-from crawler.sources.suwayomi.answers import ServerExtension, ServerSource
+from sources.errors import CrawlerError, NotFound, PermanentError, SourceConfigError, SourceUnavailable
+from sources.suwayomi.answers import ServerExtension, ServerSource
 
 _NEEDS_LOGIN = re.compile(
     r"web\s*view|log\s*in|sign\s*in|login|captcha|cloudflare|not logged|authoriz|premium", re.IGNORECASE

@@ -15,12 +15,12 @@ from decimal import Decimal
 from urllib.parse import urljoin
 
 from catalog.chapter_numbers import CHAPTER, EXTRA, MAX_NUMBER, ChapterName, classify, number_extras
-from crawler.sources.base import MangaMetadata, SourceChapter, SourceMangaRef
-from crawler.sources.suwayomi.answers import ServerChapter, ServerManga
+from sources.base import MangaMetadata, SourceChapter, SourceMangaRef
+from sources.suwayomi.answers import ServerChapter, ServerManga
 
 _MANGA_URL = re.compile(r"/manga/(\d+)/?$")
 _CENTS = Decimal("0.01")
-# Suwayomi's MangaStatus values (Mihon's SManga status codes) in our vocabulary (crawler.sources.statuses).
+# Suwayomi's MangaStatus values (Mihon's SManga status codes) in our vocabulary (sources.statuses).
 STATUSES = {
     "ONGOING": "ongoing",
     "COMPLETED": "completed",

@@ -6,7 +6,7 @@ running server and commits the result (`src/lib/graphql/generated/
 graphql-base.types.ts`). That file carries every type, field, argument,
 nullability and enum value, so the SDL is recovered mechanically:
 
-    python -m crawler.sources.suwayomi.ts_to_sdl graphql-base.types.ts > schema.graphql
+    python -m sources.suwayomi.ts_to_sdl graphql-base.types.ts > schema.graphql
 
 An older WebUI kept base types and its operations' types in one file
 (`graphql.ts`); the operations' one-line result types are skipped.

@@ -8,12 +8,12 @@ import pytest
 
 from catalog.models import Source
 from crawler import state_store
-from crawler.errors import FetchRefused, NotFound, SessionExpired, SourceCoolingDown, SourceUnavailable
+from crawler.factory import get_source
 from crawler.politeness import limiter
-from crawler.sources.browser import BrowserManager
-from crawler.sources.demo import demo_settings
-from crawler.sources.factory import get_source
 from demo.site.throttle import ServerThrottle
+from sources.browser import BrowserManager
+from sources.demo import demo_settings
+from sources.errors import FetchRefused, NotFound, SessionExpired, SourceCoolingDown, SourceUnavailable
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -1,13 +1,14 @@
-"""The crawler's side of the shared Chromium: each fetch error becomes the crawler error the engine settles."""
+"""The crawler's side of the shared Chromium: fetch errors become the crawler errors the engine settles, and a
+restart runs what the crawler registered."""
 
 from __future__ import annotations
 
 import pytest
 
-from crawler.errors import CrawlerError, FetchRefused, PageTooLarge, PermanentError, SourceUnavailable
-from crawler.sources.browser import crawler_error
 from fetch import errors
 from fetch.chromium import ChromiumMissing
+from sources.browser import crawler_error
+from sources.errors import CrawlerError, FetchRefused, PageTooLarge, PermanentError, SourceUnavailable
 
 pytestmark = pytest.mark.sqlite_ok
 
@@ -32,3 +33,12 @@ def test_a_refusal_and_an_oversized_page_are_permanent_an_unreachable_browser_is
     assert isinstance(crawler_error(errors.Refused("x")), PermanentError)
     assert isinstance(crawler_error(errors.TooLarge("x")), PermanentError)
     assert not isinstance(crawler_error(errors.Unreachable("x")), PermanentError)
+
+
+def test_the_crawler_registers_its_session_flags_clearing_to_run_after_a_restart_once():
+    from crawler import state_store
+    from sources import browser
+
+    assert browser._after_restart.count(state_store.clear_expired_sessions) == 1
+    browser.after_restart(state_store.clear_expired_sessions)
+    assert browser._after_restart.count(state_store.clear_expired_sessions) == 1

@@ -17,10 +17,10 @@ from django.utils import timezone
 
 from catalog.models import Source
 from crawler import state_store
-from crawler.errors import ChallengeNotPassed, RetryLater, SessionExpired
+from crawler.factory import get_source
 from crawler.models import SourceClearance, SourceThrottle
-from crawler.sources.browser import BrowserManager
-from crawler.sources.factory import get_source
+from sources.browser import BrowserManager
+from sources.errors import ChallengeNotPassed, RetryLater, SessionExpired
 from testsupport.challenge_site import COOKIE, SOLVER_USER_AGENT, ChallengedMadaraSite, SolverStandIn
 from testsupport.theme_sites.expect import LOCAL_PACE
 

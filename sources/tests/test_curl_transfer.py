@@ -14,12 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import trustme
 
-from crawler.errors import CrawlerError, SourceUnavailable
-from crawler.sources.cookies import SourceCookies
-from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceHttp
 from fetch import curl_transfer
 from fetch.curl_transfer import Transfer, TransferError
+from sources.cookies import SourceCookies
+from sources.errors import CrawlerError, SourceUnavailable
+from sources.hosts import HostGuard
+from sources.http import SourceHttp
 from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.sqlite_ok

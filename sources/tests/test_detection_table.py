@@ -2,8 +2,8 @@
 
 Rows are the fixture sites (one per family, plus a stock WordPress blog no
 preset fits), columns the detectors: the markup detectors of
-`crawler.sources.themes` read the home page (and Madara's archive), the
-endpoint detectors of `crawler.sources.probes` judge what each family's
+`sources.themes` read the home page (and Madara's archive), the
+endpoint detectors of `sources.probes` judge what each family's
 probe URL answers (on the `api.<host>` sibling first where the family may
 serve its API there, then on the site), asked through the crawler's own
 guarded client. The table is printed (pytest -s).
@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crawler.sources.discover import endpoint_claims
-from crawler.sources.probes import PROBES
-from crawler.sources.themes import FAMILY_CLUES, markup_claims
+from sources.discover import endpoint_claims
+from sources.probes import PROBES
+from sources.themes import FAMILY_CLUES, markup_claims
 from testsupport.theme_sites.foolslide import FoOlSlideSite
 from testsupport.theme_sites.iken import IkenSite
 from testsupport.theme_sites.keyoapp import KeyoappSite
@@ -81,7 +81,7 @@ def test_exactly_one_detector_claims_each_fixture_site(row, make, family):
 
 
 def test_an_empty_blogger_feed_or_a_foreign_json_api_is_no_family():
-    from crawler.sources.probes import is_blogger_manga_feed, is_iken_query, is_pizzareader_catalogue
+    from sources.probes import is_blogger_manga_feed, is_iken_query, is_pizzareader_catalogue
 
     assert not is_blogger_manga_feed({"feed": {"openSearch$totalResults": {"$t": "0"}}})
     assert not is_pizzareader_catalogue({"comics": [{"url": "/series/x"}]})

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from crawler.sources.cookies import SourceCookies
-from crawler.sources.hosts import HostGuard
-from crawler.sources.http import SourceHttp
+from sources.cookies import SourceCookies
+from sources.hosts import HostGuard
+from sources.http import SourceHttp
 from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.sqlite_ok

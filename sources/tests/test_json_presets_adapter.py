@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.errors import FetchRefused
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.html import HtmlSource
+from sources.config import HtmlSourceConfig
+from sources.errors import FetchRefused
+from sources.html import HtmlSource
 from testsupport.theme_sites.foolslide import FoOlSlideSite
 from testsupport.theme_sites.iken import IkenSite
 from testsupport.theme_sites.zeistmanga import ZeistMangaSite

@@ -8,14 +8,14 @@ import datetime as dt
 import pytest
 from selectolax.parser import HTMLParser
 
-from crawler.errors import SourceConfigError
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.dates import parse_date, utc_offset
-from crawler.sources.fields import capture_values, fill, parse_value_spec
-from crawler.sources.json_parsing import NotJson, decode_answer, parse_json_chapters, parse_json_list, total_of
-from crawler.sources.page_images import parse_page_images
-from crawler.sources.paging import more_after, paging_values
-from crawler.sources.site_urls import sibling_api_origin
+from sources.config import HtmlSourceConfig
+from sources.dates import parse_date, utc_offset
+from sources.errors import SourceConfigError
+from sources.fields import capture_values, fill, parse_value_spec
+from sources.json_parsing import NotJson, decode_answer, parse_json_chapters, parse_json_list, total_of
+from sources.page_images import parse_page_images
+from sources.paging import more_after, paging_values
+from sources.site_urls import sibling_api_origin
 
 pytestmark = pytest.mark.sqlite_ok
 

@@ -38,11 +38,11 @@ from typing import Any
 
 import pytest
 
-from crawler.sources import parsing
-from crawler.sources.base import MangaDetail, SourceChapter, SourceMangaRef
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.html import HtmlSource
-from crawler.sources.themes import detect_theme
+from sources import parsing
+from sources.base import MangaDetail, SourceChapter, SourceMangaRef
+from sources.config import HtmlSourceConfig
+from sources.html import HtmlSource
+from sources.themes import detect_theme
 from testsupport.theme_sites.server import FixtureServer, Request, Response, html, not_found
 
 CAPTURES = Path(__file__).parent / "captures"

@@ -20,10 +20,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.discover import probe_site
-from crawler.sources.html import HtmlSource
-from crawler.sources.themes import detect_theme
+from sources.config import HtmlSourceConfig
+from sources.discover import probe_site
+from sources.html import HtmlSource
+from sources.themes import detect_theme
 from testsupport.theme_sites.catalog import FixtureManga
 from testsupport.theme_sites.locales import LOCALES, PORTUGUESE, US_NUMERIC, SiteLocale
 from testsupport.theme_sites.madara import MadaraSite

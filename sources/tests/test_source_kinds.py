@@ -8,10 +8,10 @@ import pytest
 
 from catalog.models import Source
 from catalog.source_settings import SourceSettingsError
-from crawler.errors import SourceConfigError
-from crawler.sources import kinds
-from crawler.sources.config import SETTINGS_KEYS
-from crawler.sources.factory import needs_browser, source_politeness
+from crawler.factory import needs_browser, source_politeness
+from sources import kinds
+from sources.config import SETTINGS_KEYS
+from sources.errors import SourceConfigError
 
 pytestmark = pytest.mark.sqlite_ok
 

@@ -9,18 +9,18 @@ from pathlib import Path
 import pytest
 from selectolax.parser import HTMLParser
 
-from crawler.errors import SourceConfigError
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.dates import parse_date
-from crawler.sources.page_images import largest_srcset_candidate, parse_page_images
-from crawler.sources.parsing import (
+from sources.config import HtmlSourceConfig
+from sources.dates import parse_date
+from sources.errors import SourceConfigError
+from sources.page_images import largest_srcset_candidate, parse_page_images
+from sources.parsing import (
     key_from_url,
     parse_alt_titles,
     with_suffix,
 )
-from crawler.sources.presets import MADARA
-from crawler.sources.selectors import parse_spec, select
-from crawler.sources.statuses import normalise_status
+from sources.presets import MADARA
+from sources.selectors import parse_spec, select
+from sources.statuses import normalise_status
 
 DOC = HTMLParser(
     "<div class='item'><div class='h'><h5>Status</h5></div><div class='c'>OnGoing</div></div>"
@@ -204,7 +204,7 @@ def test_new_settings_keys_are_validated_with_the_key_named(given, message):
 
 
 def test_the_readme_example_of_a_preset_less_site_is_valid():
-    sources = (Path(__file__).resolve().parents[3] / "docs" / "sources.md").read_text()
+    sources = (Path(__file__).resolve().parents[2] / "docs" / "sources.md").read_text()
     section = sources[sources.index("### Any other site: settings key by key") :]
     example = section[section.index("```json") + len("```json") : section.index("```", section.index("```json") + 7)]
     assert HtmlSourceConfig.from_settings(json.loads(example), source_id="t").page_script == "var pages = (\\[)"

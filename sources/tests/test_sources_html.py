@@ -11,10 +11,10 @@ from PIL import Image
 
 from catalog.models import Source
 from crawler import state_store
-from crawler.errors import CrawlerError, FetchRefused, NotFound, SessionExpired, SourceConfigError, SourceUnavailable
-from crawler.sources.base import SourceChapter, SourceMangaRef
-from crawler.sources.demo import demo_settings
-from crawler.sources.factory import get_source
+from crawler.factory import get_source
+from sources.base import SourceChapter, SourceMangaRef
+from sources.demo import demo_settings
+from sources.errors import CrawlerError, FetchRefused, NotFound, SessionExpired, SourceConfigError, SourceUnavailable
 
 pytestmark = pytest.mark.django_db
 
@@ -73,7 +73,7 @@ def test_html_adapter_reads_detail_chapters_and_streams_images_over_http(demo_si
 
 def test_list_page_logs_the_drop_count_under_markup_drift(demo_site, demo_source, caplog):
     demo_site.faults.markup_drift = True
-    with caplog.at_level(logging.WARNING, logger="crawler.sources.parsing"):
+    with caplog.at_level(logging.WARNING, logger="sources.parsing"):
         refs, _ = get_source(demo_source).list_page(1)
     assert len(refs) == 5
     assert any("dropped 5 anchor(s)" in r.getMessage() for r in caplog.records)

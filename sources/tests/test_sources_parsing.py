@@ -7,19 +7,19 @@ from decimal import Decimal
 
 import pytest
 
-from crawler.errors import FetchRefused, SourceConfigError
-from crawler.sources.base import SourceMangaRef
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.demo import demo_settings
-from crawler.sources.hosts import HostGuard
-from crawler.sources.page_images import parse_page_images
-from crawler.sources.parsing import (
+from sources.base import SourceMangaRef
+from sources.config import HtmlSourceConfig
+from sources.demo import demo_settings
+from sources.errors import FetchRefused, SourceConfigError
+from sources.hosts import HostGuard
+from sources.page_images import parse_page_images
+from sources.parsing import (
     key_from_url,
     parse_chapter_items,
     parse_manga_list_anchors,
     parse_manga_metadata,
 )
-from crawler.sources.statuses import normalise_status
+from sources.statuses import normalise_status
 
 pytestmark = pytest.mark.sqlite_ok
 
@@ -37,7 +37,7 @@ LIST_HTML = """
 
 
 def test_parse_manga_list_anchors_counts_and_logs_dropped_anchors(caplog):
-    with caplog.at_level(logging.WARNING, logger="crawler.sources.parsing"):
+    with caplog.at_level(logging.WARNING, logger="sources.parsing"):
         refs, dropped = parse_manga_list_anchors(LIST_HTML, BASE, "a.manga-link")
     assert dropped == 3
     assert refs == [
@@ -50,7 +50,7 @@ def test_parse_manga_list_anchors_counts_and_logs_dropped_anchors(caplog):
 
 def test_parse_manga_list_anchors_returns_refs_unchanged_and_stays_quiet_when_nothing_is_dropped(caplog):
     html = '<a class="m" href="/manga/a?x=1" title=" A  ">A</a><a class="m" href="/manga/b/" title="B">B</a>'
-    with caplog.at_level(logging.WARNING, logger="crawler.sources.parsing"):
+    with caplog.at_level(logging.WARNING, logger="sources.parsing"):
         refs, dropped = parse_manga_list_anchors(html, BASE, "a.m")
     assert dropped == 0 and caplog.records == []
     assert [(r.key, r.url, r.title) for r in refs] == [

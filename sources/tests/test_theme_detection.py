@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from crawler.sources.discover import SiteUnreadable, probe_site, site_address
-from crawler.sources.themes import detect_theme
+from sources.discover import SiteUnreadable, probe_site, site_address
+from sources.themes import detect_theme
 from testsupport.theme_sites.plain import HOME as PLAIN_HOME
 
 

@@ -6,11 +6,11 @@ import datetime as dt
 
 import pytest
 
-from crawler.clearance.planning import PassRecord, Step, plan_pass
-from crawler.clearance.records import PassFailed, clearance_cookies
-from crawler.clearance.solver import read_answer, solver_request
 from fetch.challenge import detect_challenge
 from fetch.tab import chrome_user_agent
+from sources.clearance.planning import PassRecord, Step, plan_pass
+from sources.clearance.records import PassFailed, clearance_cookies
+from sources.clearance.solver import read_answer, solver_request
 
 CF_INTERSTITIAL = (
     "<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>"
@@ -128,7 +128,7 @@ def test_a_pass_keeps_the_sites_cookies_with_their_expiry_from_a_browser_or_eith
 
 
 def test_a_clearance_expires_with_its_first_expiring_cookie_and_session_cookies_never():
-    from crawler.clearance.records import Clearance, ClearanceCookie
+    from sources.clearance.records import Clearance, ClearanceCookie
 
     both = Clearance((ClearanceCookie("a", "1", "x", expires=2000.0), ClearanceCookie("b", "2", "x", expires=1000.0)),
                      "UA", "browser")  # fmt: skip

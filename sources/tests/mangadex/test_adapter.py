@@ -9,10 +9,10 @@ from contextlib import closing
 import pytest
 from django.conf import settings as django_settings
 
-from crawler.errors import FetchRefused, SourceCoolingDown
-from crawler.sources.base import SourceChapter, SourceMangaRef
-from crawler.sources.mangadex.adapter import MangaDexSource
-from crawler.sources.mangadex.settings import MangaDexSettings
+from sources.base import SourceChapter, SourceMangaRef
+from sources.errors import FetchRefused, SourceCoolingDown
+from sources.mangadex.adapter import MangaDexSource
+from sources.mangadex.settings import MangaDexSettings
 from testsupport.mangadex.catalog import CATALOG, expected, find_chapter
 
 

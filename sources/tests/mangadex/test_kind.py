@@ -11,11 +11,11 @@ from django.core.management import CommandError, call_command
 from catalog.models import Chapter, Manga, Source
 from console.control.source_states import source_states
 from crawler import state_store
+from crawler.factory import get_source
 from crawler.models import SourceThrottle
 from crawler.passes.metadata_pass import run_metadata_pass
-from crawler.sources.base import SourceChapter
-from crawler.sources.factory import get_source
 from jobs.worker.status.handle import StatusHandle
+from sources.base import SourceChapter
 from testsupport.mangadex.catalog import expected
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
@@ -101,7 +101,7 @@ def test_the_sources_page_shows_the_kinds_limits(mangadex_standin):
 
 
 def test_the_probe_knows_mangadex_by_its_host_without_asking_it(no_outbound_allowance):
-    from crawler.sources.discover import probe_site
+    from sources.discover import probe_site
 
     probe = probe_site("MangaDex.org/title/7f1d6c52-1b3e-4a07-9a33-6d2c0c4f1a01")
     assert (probe.kind, probe.base_url, probe.title, probe.source_settings()) == (

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from crawler.sources.mangadex import records
+from sources.mangadex import records
 
 MANGA = {
     "id": "7f1d6c52-1b3e-4a07-9a33-6d2c0c4f1a01",

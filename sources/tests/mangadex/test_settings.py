@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from catalog.source_settings import SourceSettingsError, validate_settings
-from crawler.sources.mangadex.settings import AT_HOME_PER_MINUTE, MAX_RATE_PER_SEC, MangaDexSettings
+from sources.mangadex.settings import AT_HOME_PER_MINUTE, MAX_RATE_PER_SEC, MangaDexSettings
 
 
 def test_the_defaults_stay_within_mangadex_published_limits():

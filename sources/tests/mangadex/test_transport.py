@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.errors import FetchRefused
-from crawler.sources.mangadex.transport import MangaDexGuard, retry_after_secs
+from sources.errors import FetchRefused
+from sources.mangadex.transport import MangaDexGuard, retry_after_secs
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,10 @@ from email.utils import format_datetime
 
 import pytest
 
-from crawler.errors import SourceConfigError
-from crawler.politeness.rules import (
+from sources.config import HtmlSourceConfig
+from sources.demo import demo_settings
+from sources.errors import SourceConfigError
+from sources.politeness.rules import (
     Decision,
     Politeness,
     Verdict,
@@ -20,8 +22,6 @@ from crawler.politeness.rules import (
     refill,
     secs_until_token,
 )
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.demo import demo_settings
 
 NOW = datetime(2026, 12, 3, 12, 0, 0, tzinfo=UTC)
 POLICY = Politeness(rate_limit=4.0, burst=2, max_concurrency=2)

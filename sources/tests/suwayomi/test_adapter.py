@@ -8,11 +8,11 @@ from decimal import Decimal
 import pytest
 
 from catalog.models import Source
-from crawler.errors import NotFound, PermanentError, SourceConfigError, SourceUnavailable
-from crawler.sources.factory import get_source
-from crawler.sources.suwayomi import queries
-from crawler.sources.suwayomi.failures import SourceNeedsLogin
+from crawler.factory import get_source
 from jobs.worker.circuit import counts_toward_circuit
+from sources.errors import NotFound, PermanentError, SourceConfigError, SourceUnavailable
+from sources.suwayomi import queries
+from sources.suwayomi.failures import SourceNeedsLogin
 from testsupport.suwayomi.catalog import HARBOR, NIGHT
 from testsupport.suwayomi.server import suwayomi_standin
 
@@ -144,7 +144,7 @@ def test_a_server_that_is_not_listening_is_an_outage(standin):
 
 
 def test_a_manga_url_that_is_not_the_servers_is_not_found(standin):
-    from crawler.sources.base import SourceMangaRef
+    from sources.base import SourceMangaRef
 
     with pytest.raises(NotFound):
         get_source(_row(standin)).manga_detail(SourceMangaRef("x", f"{standin.base_url}/other/x", "X"))
@@ -195,8 +195,8 @@ def test_an_id_the_server_lacks_says_to_install_its_extension_or_pick_a_listed_i
 
 
 def test_a_server_of_the_oldest_recorded_schema_is_listed_and_crawled_alike():
-    from crawler.sources.suwayomi.adapter import server_sources
-    from crawler.sources.suwayomi.schema import OLDEST
+    from sources.suwayomi.adapter import server_sources
+    from sources.suwayomi.schema import OLDEST
     from testsupport.suwayomi.server import LEGACY_VERSION
 
     with suwayomi_standin(version=OLDEST) as standin:
@@ -212,7 +212,7 @@ def test_a_server_of_the_oldest_recorded_schema_is_listed_and_crawled_alike():
 
 
 def test_a_suwayomi_server_on_an_inside_address_is_refused_unless_a_setting_names_its_network(standin, settings):
-    from crawler.errors import FetchRefused
+    from sources.errors import FetchRefused
 
     settings.OUTBOUND_ALLOWED_NETWORKS = ()  # the production default
     with pytest.raises(FetchRefused, match="OUTBOUND_ALLOWED_NETWORKS"):

@@ -7,11 +7,11 @@ import pytest
 from catalog.models import Chapter, Manga, Source
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterContent
-from crawler.sources.suwayomi.failures import SourceNeedsLogin
 from jobs import queue
 from jobs.models import Job, JobState, WorkerStatus
 from jobs.worker.circuit import counts_toward_circuit
 from jobs.worker.status.handle import StatusHandle
+from sources.suwayomi.failures import SourceNeedsLogin
 from testsupport.suwayomi.catalog import HARBOR, StandinChapter, StandinManga
 from testsupport.theme_sites.expect import LOCAL_PACE, crawl, drain_crawl_worker
 from testsupport.worker_processes import wait_until, worker_pool

@@ -9,11 +9,11 @@ import pytest
 
 from catalog.models import Source
 from catalog.source_settings import SourceSettingsError, validate_settings
-from crawler.errors import CrawlerError, NotFound, SourceConfigError, SourceUnavailable
-from crawler.sources.suwayomi.answers import MalformedAnswer, ServerChapter, ServerSource, read_chapters
-from crawler.sources.suwayomi.config import SuwayomiConfig, settings_for
-from crawler.sources.suwayomi.failures import SourceNeedsLogin, error_for
-from crawler.sources.suwayomi.records import chapter_name, manga_id_from_url, manga_url, published_at
+from sources.errors import CrawlerError, NotFound, SourceConfigError, SourceUnavailable
+from sources.suwayomi.answers import MalformedAnswer, ServerChapter, ServerSource, read_chapters
+from sources.suwayomi.config import SuwayomiConfig, settings_for
+from sources.suwayomi.failures import SourceNeedsLogin, error_for
+from sources.suwayomi.records import chapter_name, manga_id_from_url, manga_url, published_at
 
 pytestmark = pytest.mark.sqlite_ok
 

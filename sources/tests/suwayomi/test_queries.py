@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from graphql import GraphQLObjectType
 
-from crawler.sources.suwayomi import queries
-from crawler.sources.suwayomi.schema import NEWEST, OLDEST, document_errors, suwayomi_schema
+from sources.suwayomi import queries
+from sources.suwayomi.schema import NEWEST, OLDEST, document_errors, suwayomi_schema
 
 pytestmark = pytest.mark.sqlite_ok
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from graphql import GraphQLEnumType, GraphQLInputObjectType, GraphQLUnionType, build_schema, print_type
 
-from crawler.sources.suwayomi.schema import SCHEMA_FILES
-from crawler.sources.suwayomi.ts_to_sdl import convert
+from sources.suwayomi.schema import SCHEMA_FILES
+from sources.suwayomi.ts_to_sdl import convert
 
 pytestmark = pytest.mark.sqlite_ok
 
@@ -103,7 +103,7 @@ def test_the_generated_typescript_becomes_the_schema_it_was_generated_from():
 def test_each_recorded_schema_builds_and_says_where_it_came_from(version):
     from pathlib import Path
 
-    from crawler.sources.suwayomi import schema
+    from sources.suwayomi import schema
 
     text = (Path(schema.__file__).with_name(SCHEMA_FILES[version])).read_text()
     assert "github.com/Suwayomi/Suwayomi-WebUI" in text.splitlines()[2] and f"r{version[1:]}" in text[:600]
