@@ -45,7 +45,7 @@ class GeneratedSource:
         self.per_page = per_page
 
     def list_page(self, n: int):  # type: ignore[no-untyped-def]
-        from crawler.sources.base import SourceMangaRef
+        from sources.base import SourceMangaRef
 
         start = (n - 1) * self.per_page
         stop = min(start + self.per_page, self.refs)

@@ -39,9 +39,9 @@ def child(url: str, mode: str, media_root: str) -> None:
     import httpx
 
     from catalog.storage import store_image_stream
-    from crawler.sources.cookies import SourceCookies
-    from crawler.sources.hosts import HostGuard
-    from crawler.sources.http import SourceHttp
+    from sources.cookies import SourceCookies
+    from sources.hosts import HostGuard
+    from sources.http import SourceHttp
 
     before = measure.rss_mb()
     if mode == "buffered":

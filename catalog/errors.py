@@ -4,6 +4,6 @@
 class ImageRejected(Exception):
     """Bytes offered as an image are not acceptable: wrong type, over the byte cap, cut short.
 
-    Nothing is left in storage when it is raised. The crawler re-exports it in
-    `crawler.errors`; a rejected download is an ordinary failed attempt there.
+    Nothing is left in storage when it is raised. The adapters re-export it in
+    `sources.errors`; a rejected download is an ordinary failed attempt there.
     """

@@ -8,11 +8,12 @@ class CrawlerConfig(AppConfig):
     def ready(self) -> None:
         from catalog import source_settings
         from catalog.signals import bookmark_created
-        from crawler import bookmark_hook, download_policy
-        from crawler.sources import kinds as source_kinds
-        from crawler.sources.config import SECRET_HEADERS, SETTINGS_KEYS
+        from crawler import bookmark_hook, download_policy, state_store
         from crawler.workers.handlers import CRAWL_KINDS
         from jobs import kinds
+        from sources import browser
+        from sources import kinds as source_kinds
+        from sources.config import SECRET_HEADERS, SETTINGS_KEYS
 
         # The shared keys (selectors, politeness) checked by the row's kind, then each kind's own keys.
         source_settings.register(
@@ -29,4 +30,6 @@ class CrawlerConfig(AppConfig):
         source_settings.register("crawler.download_policy", {download_policy.KEY}, download_policy.validate)
         kinds.register(*CRAWL_KINDS)
 
+        # A successful restart of the crawl worker's Chromium clears the sticky session_expired flags.
+        browser.after_restart(state_store.clear_expired_sessions)
         bookmark_created.connect(bookmark_hook.enqueue_bookmarked_chapters, dispatch_uid="crawler.bookmark_hook")

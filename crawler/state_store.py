@@ -7,12 +7,15 @@ the workers, the admin API and the dashboard agree on them.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.db import transaction
 
 from crawler.models import CrawlerState
 from jobs.worker.cadence import control_changed
+
+logger = logging.getLogger(__name__)
 
 
 def get_state(key: str, default: Any = None) -> Any:
@@ -91,6 +94,15 @@ def expired_sessions() -> list[str]:
 # --- browser restart requests ----------------------------------------------------------
 
 _RESTART_KEY = "browser:restart_generation"
+
+
+def clear_expired_sessions() -> None:
+    """A successful browser restart clears the sticky session_expired flags (`sources.browser.after_restart`)."""
+    try:
+        for source_id in expired_sessions():
+            set_session_expired(source_id, False)
+    except Exception as exc:  # the restart itself succeeded; a DB hiccup must not undo that
+        logger.warning("browser: restarted but could not clear session_expired flags: %s", exc)
 
 
 def request_browser_restart() -> int:

@@ -16,7 +16,7 @@ What one render does on that thread (cookies, guarded redirects, waiting
 for a script-filled page) is `fetch.tab`; which binary is launched is
 `fetch.chromium`. Everything it needs from the caller's settings comes in
 through the constructor; failures are `fetch.errors` kinds, which the caller
-translates (`crawler.sources.browser`).
+translates (`sources.browser`).
 """
 
 from __future__ import annotations

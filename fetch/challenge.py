@@ -5,7 +5,7 @@ A challenge is the interstitial a bot shield (Cloudflare, DDoS-Guard, Sucuri,
 a clearance cookie and reloads. It is neither an expired session (no login
 fixes it) nor a broken page (no selector fixes it): a browser that runs the
 script gets through, and so does anything that then presents the cookie it
-got with the same User-Agent (`crawler.clearance.records`).
+got with the same User-Agent (`sources.clearance.records`).
 
 The rules, most certain first:
 - Cloudflare's `cf-mitigated: challenge` header on any answer: it is Cloudflare

@@ -1,8 +1,8 @@
 """What the transports raise when a fetch cannot be made: the caller maps each kind to its own errors.
 
-The crawler settles a job by the class of what it raised (`crawler.errors`,
+The crawler settles a job by the class of what it raised (`sources.errors`,
 on the engine's bases); this package knows nothing of jobs, so it says only
-what went wrong and the caller translates (`crawler.sources.browser`).
+what went wrong and the caller translates (`sources.browser`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every connection it opens passes the outbound rule (`fetch.pinned`); the
 proxy and trusted CAs are `fetch.egress`'s. What a source does with the
 client (its host allow-list, cookies, politeness, challenges, error kinds)
-is the crawler's (`crawler.sources.http`).
+is the crawler's (`sources.http`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a handler may raise to tell the worker how to settle its job (see `jobs.worker.outcomes`).
 
-Apps subclass these for their own failures (`crawler.errors`): the engine
+Apps subclass these for their own failures (`sources.errors`): the engine
 judges the class, never the app.
 """
 

@@ -60,7 +60,7 @@ CRAWLER_COOLDOWN_WAIT_SECS = non_negative("CRAWLER_COOLDOWN_WAIT_SECS", 5)
 CRAWLER_STREAM_KEEPALIVE_SECS = read(
     "CRAWLER_STREAM_KEEPALIVE_SECS", env.float, 15.0, lambda v: v > 0, "must be a positive number"
 )
-# JavaScript challenges (crawler.clearance.records): how long one pass may take (the browser waiting for the
+# JavaScript challenges (sources.clearance.records): how long one pass may take (the browser waiting for the
 # challenge page to reload into the site, or the solver's maxTimeout), how far apart a source's passes are at
 # least (every worker on every host shares them), and an optional FlareSolverr v3 endpoint (its POST /v1) asked
 # where the worker's Chromium cannot pass, or no browser runs (the web process's Sources page).

@@ -16,7 +16,7 @@ clearance cookie is. With a valid cookie and the same User-Agent it serves the
 Madara site, pages and images alike.
 
 `SolverStandIn` answers FlareSolverr v3's `POST /v1` `request.get` as its
-README documents it (see `crawler.clearance.solver`), checking the request's
+README documents it (see `sources.clearance.solver`), checking the request's
 shape: it fetches the challenge, does the page's arithmetic, and answers the
 cookie with its own User-Agent, Selenium's cookie shape (`expiry`) included.
 """

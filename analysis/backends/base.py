@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from crawler.errors import CrawlerError
+from sources.errors import CrawlerError
 
 
 @dataclass(frozen=True)

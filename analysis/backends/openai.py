@@ -19,7 +19,7 @@ from PIL import Image
 
 from analysis.backends.base import AnalysisError, AnalysisResult
 from analysis.backends.images import downscaled, encode, open_rgb
-from crawler.errors import SourceUnavailable
+from sources.errors import SourceUnavailable
 
 # Long-side limit before upload: the largest size common vision models use without tiling further.
 MAX_SIDE = 1568

@@ -48,7 +48,7 @@ def many_sources(run: Run) -> None:
     finally:
         nginx.stop()
     verified = run.verify(runner, list(ids.values()))
-    from crawler.politeness.rules import DEFAULT_BURST  # Django is set up now
+    from sources.politeness.rules import DEFAULT_BURST  # Django is set up now
 
     log = [entry for entry in serve.read_access_log(nginx.access_log) if entry.at >= started]
     report_many(run, ids, log, DEFAULT_BURST, sampler, verified)

@@ -1,7 +1,7 @@
 """What each source got, from nginx's access log: request rates against each source's token bucket.
 
 A bucket of `burst` tokens refilled at `rate` a second grants at most
-`burst + rate * T` requests in any T seconds (`crawler.politeness.rules`).
+`burst + rate * T` requests in any T seconds (`sources.politeness.rules`).
 A source is over its limit when any stretch of its requests beats that bound
 (checked over its whole active span and over every 10-second window), and
 under it when its rate over its active span (first to last request) is more

@@ -2,9 +2,9 @@
 
 import pytest
 
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.demo import demo_settings
-from crawler.sources.html import HtmlSource
+from sources.config import HtmlSourceConfig
+from sources.demo import demo_settings
+from sources.html import HtmlSource
 
 
 @pytest.fixture

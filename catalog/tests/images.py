@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from PIL import Image
 
 from catalog.storage import store_image_stream
-from crawler.errors import SourceUnavailable
+from sources.errors import SourceUnavailable
 
 
 class ChunkStream:

@@ -12,8 +12,8 @@ import pytest
 
 from catalog.chapter_keys import ChapterKey, chapter_key
 from catalog.chapter_numbers import CHAPTER, EXTRA
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.parsing import parse_chapter_items
+from sources.config import HtmlSourceConfig
+from sources.parsing import parse_chapter_items
 
 pytestmark = pytest.mark.sqlite_ok
 

@@ -22,7 +22,7 @@ from analysis.handlers import local_image_path
 from catalog.s3 import PART_BYTES
 from catalog.storage import delete_stored, open_stored, store_image_stream
 from catalog.tests.images import ChunkStream, image_bytes, store_from
-from crawler.errors import ImageRejected, SourceUnavailable
+from sources.errors import ImageRejected, SourceUnavailable
 from testsupport import api_factories as f
 from testsupport.s3 import CuttingProxy
 

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from catalog.models import Source
 from catalog.source_settings import SourceSettingsError, validate_settings
-from crawler.sources.factory import get_source
+from crawler.factory import get_source
 
 pytestmark = pytest.mark.django_db
 

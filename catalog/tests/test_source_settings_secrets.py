@@ -57,8 +57,8 @@ def test_masked_headers_sent_back_keep_their_stored_values():
 
 
 def test_a_sources_config_in_a_log_line_carries_neither_a_password_nor_a_credential_header():
-    from crawler.sources.config import HtmlSourceConfig
-    from crawler.sources.suwayomi.config import SuwayomiConfig
+    from sources.config import HtmlSourceConfig
+    from sources.suwayomi.config import SuwayomiConfig
 
     suwayomi = SuwayomiConfig.from_settings(
         {"suwayomi_source": "1", "suwayomi_username": "reader", "suwayomi_password": "pa55-Wh1sper"}, source_id="harbor"

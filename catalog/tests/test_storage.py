@@ -13,7 +13,7 @@ from catalog import storage
 from catalog.image_checks import sniff_image_type
 from catalog.storage import delete_stored, store_image_stream, validate_directory
 from catalog.tests.images import ChunkStream, image_bytes, store_from
-from crawler.errors import ImageRejected, SourceUnavailable
+from sources.errors import ImageRejected, SourceUnavailable
 
 pytestmark = pytest.mark.sqlite_ok
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from catalog.models import Source
-from crawler.sources.base import SourceMangaRef
-from crawler.sources.factory import get_source, needs_browser
+from crawler.factory import get_source, needs_browser
+from sources.base import SourceMangaRef
 
 if TYPE_CHECKING:
-    from crawler.clearance.records import Clearance
-    from crawler.sources.browser import BrowserManager
+    from sources.browser import BrowserManager
+    from sources.clearance.records import Clearance
 
 MAX_LISTED = 10
 
@@ -63,8 +63,8 @@ def dry_run(row: Source, *, browser: BrowserManager | None = None, clearance: Cl
     source's so the dry run (and, once the row is kept, the crawl) does not pass it again.
     """
     from crawler.clearance import rows as clearance_store
-    from crawler.errors import CrawlerError
-    from crawler.sources.browser import BrowserManager
+    from sources.browser import BrowserManager
+    from sources.errors import CrawlerError
 
     owned = browser is None and needs_browser(row)
     if owned:

@@ -29,8 +29,8 @@ from crawler import audit, state_store
 from crawler.clearance import rows as clearance_store
 
 if TYPE_CHECKING:
-    from crawler.clearance.records import Clearance
-    from crawler.sources.browser import BrowserManager
+    from sources.browser import BrowserManager
+    from sources.clearance.records import Clearance
 
 
 class SiteRefused(ValueError):

@@ -18,10 +18,10 @@ from django.utils.dateparse import parse_datetime
 from catalog.models import Chapter, Source
 from console.control.sites import next_scheduled_pass
 from crawler.clearance.rows import ChallengeState, challenge_states
-from crawler.errors import CrawlerError
+from crawler.factory import source_politeness
 from crawler.models import CrawlerState, SourceThrottle
-from crawler.sources.factory import source_politeness
 from jobs.models import IN_FLIGHT_STATES, Job, JobState
+from sources.errors import CrawlerError
 
 LAST_PASS_PREFIX, LAST_PASS_SUFFIX = "metadata_pass:", ":last_pass"
 

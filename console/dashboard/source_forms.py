@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 
 from catalog import inputs
-from crawler.sources.presets import PRESETS
+from sources.presets import PRESETS
 
 NO_PRESET = ""
 

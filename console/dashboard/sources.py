@@ -2,7 +2,7 @@
 
 Operators only (`crawler.operate_crawler`): others are sent to the admin
 login, or refused when signed in. Views only read forms and call
-`console.control` (sites, source_changes, source_states) and `crawler.sources.discover`;
+`console.control` (sites, source_changes, source_states) and `sources.discover`;
 a settings edit takes the path every door takes (`source_changes.change_source`);
 adding a site is two posts: "Look at the site" (detect the theme, show the
 dry run, store nothing) and "Add source" (the same dry run again, then the
@@ -33,9 +33,9 @@ from console.control.source_changes import change_source
 from console.control.source_states import source_states
 from console.dashboard.source_forms import SettingsForm, SiteDetailsForm, SiteUrlForm
 from console.status.compose import downloads_paused
-from crawler.errors import CrawlerError
-from crawler.sources.discover import SiteUnreadable, probe_site
-from crawler.sources.kinds import kind_of
+from sources.discover import SiteUnreadable, probe_site
+from sources.errors import CrawlerError
+from sources.kinds import kind_of
 
 View = Callable[..., HttpResponse]
 

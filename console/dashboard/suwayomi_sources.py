@@ -19,9 +19,9 @@ from console.control import sites
 from console.control.errors import ControlError
 from console.dashboard.source_forms import SuwayomiServerForm, SuwayomiSourceForm
 from console.dashboard.sources import _render, operator_required
-from crawler.errors import CrawlerError
-from crawler.sources.suwayomi.adapter import server_sources
-from crawler.sources.suwayomi.config import settings_for
+from sources.errors import CrawlerError
+from sources.suwayomi.adapter import server_sources
+from sources.suwayomi.config import settings_for
 
 TEMPLATE = "console/source_add_suwayomi.html"
 TITLE = "Add a Suwayomi source"

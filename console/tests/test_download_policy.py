@@ -16,10 +16,10 @@ from crawler import download_policy
 from crawler.models import AuditEvent
 from crawler.passes.chapters import sync_chapters
 from crawler.passes.download_backfill import cursor_key, run_backfill
-from crawler.sources.base import SourceChapter
 from jobs.models import Job
 from jobs.queue import lease
 from jobs.retry import release
+from sources.base import SourceChapter
 
 CONTENT = "sync_chapter_content"
 

@@ -17,10 +17,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from crawler.clearance.passers import pass_settings
-from crawler.clearance.planning import PassRecord, Planned, Step, plan_pass
-from crawler.clearance.records import Clearance, clearance_from_json
 from crawler.models import SourceClearance
+from sources.clearance.passers import pass_settings
+from sources.clearance.planning import PassRecord, Planned, Step, plan_pass
+from sources.clearance.records import Clearance, clearance_from_json
 
 # A failure message is shown on the dashboard; a runaway one is cut.
 MAX_FAILURE_CHARS = 2000
@@ -33,7 +33,7 @@ def _valid(row: SourceClearance, now: dt.datetime) -> Clearance | None:
 
 
 class DatabaseStore:
-    """`crawler.clearance.planning.ClearanceStore` over `SourceClearance` rows."""
+    """`sources.clearance.planning.ClearanceStore` over `SourceClearance` rows."""
 
     def load(self, source_id: str) -> tuple[Clearance | None, int]:
         row = SourceClearance.objects.filter(source_id=source_id).first()

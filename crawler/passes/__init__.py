@@ -2,7 +2,7 @@
 
 Owns the metadata pass and its stop rules, `process_manga_ref`, chapter sync,
 chapter content download and the reconcile set-diff. May import `catalog`,
-`jobs.queue`, `crawler.sources`, the engine's worker status (`jobs.worker.status`: handle and phases),
+`jobs.queue`, `sources`, the engine's worker status (`jobs.worker.status`: handle and phases),
 `crawler.state_store`
-and `crawler.errors`; never the worker loop or the operator controls.
+and `sources.errors`; never the worker loop or the operator controls.
 """

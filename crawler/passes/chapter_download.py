@@ -34,13 +34,13 @@ from catalog.copies import remove_orphan_copies
 from catalog.models import Chapter, Page
 from catalog.signals import chapter_ready
 from catalog.storage import delete_stored, make_stored_durable, store_image_stream
-from crawler.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater, SessionExpired, SourceBusy
 from crawler.passes.page_rows import insert_page_rows
 from crawler.pipeline_signals import chapter_downloaded
-from crawler.sources.base import Source as SourceAdapter
-from crawler.sources.base import SourceChapter
 from jobs.errors import JobCancelled
 from jobs.worker.status.handle import StatusHandle
+from sources.base import Source as SourceAdapter
+from sources.base import SourceChapter
+from sources.errors import CrawlerError, ImageRefused, ImageRejected, RetryLater, SessionExpired, SourceBusy
 
 logger = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ from catalog.chapter_numbers import CHAPTER
 from catalog.models import Chapter, Manga, Source
 from crawler import audit, download_policy, series_downloads
 from crawler.payloads import SyncChapterContent
-from crawler.sources.base import SourceChapter
 from jobs.queue import enqueue_many
+from sources.base import SourceChapter
 
 logger = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from django.db.models import Sum
 from catalog import disk
 from catalog.models import Page
 from crawler import state_store
-from crawler.errors import StorageFull
+from sources.errors import StorageFull
 
 logger = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from catalog.models import Source
-from crawler.errors import CrawlerError
 from jobs import queue
 from jobs.worker.status.handle import StatusHandle
+from sources.errors import CrawlerError
 
 
 def target_sources(source_ids: list[str] | None) -> list[Source]:
@@ -37,7 +37,7 @@ def target_sources(source_ids: list[str] | None) -> list[Source]:
 @contextmanager
 def shared_browser() -> Iterator[Any]:
     """One browser manager for the command's passes (it only launches Chromium when a source needs it)."""
-    from crawler.sources.browser import BrowserManager
+    from sources.browser import BrowserManager
 
     browser = BrowserManager()
     try:
@@ -83,8 +83,8 @@ def run_metadata_pass_with_progress(
 
 
 def run_reconcile_with_progress(row: Source, *, console: Console, browser: Any) -> Any:
+    from crawler.factory import get_source
     from crawler.passes.reconcile import run_reconcile
-    from crawler.sources.factory import get_source
 
     source = get_source(row, browser=browser)
     try:

@@ -22,17 +22,17 @@ from django.utils import timezone
 
 from catalog.models import Manga, Source
 from crawler import state_store
-from crawler.errors import RetryLater, SessionExpired, SourceConfigError
+from crawler.factory import get_source
 from crawler.passes.pipeline import CoverOutcome, MangaOutcome, MetadataOutcome, fetch_cover, process_manga_ref
-from crawler.sources.base import Source as SourceAdapter
-from crawler.sources.base import SourceMangaRef
-from crawler.sources.factory import get_source
 from jobs.errors import JobCancelled
 from jobs.worker.status import phases
 from jobs.worker.status.handle import StatusHandle
+from sources.base import Source as SourceAdapter
+from sources.base import SourceMangaRef
+from sources.errors import RetryLater, SessionExpired, SourceConfigError
 
 if TYPE_CHECKING:
-    from crawler.sources.browser import BrowserManager
+    from sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
 

@@ -25,11 +25,11 @@ from catalog.models import Manga, MangaSource, Source, Tag
 from catalog.series import refresh_match_keys
 from catalog.series_candidates import group_arrival
 from catalog.storage import delete_stored, store_image_stream
-from crawler.errors import CrawlerError, RetryLater, SessionExpired, SourceBusy
 from crawler.passes.chapters import ChapterSyncResult, sync_chapters
-from crawler.sources.base import MangaDetail, MangaMetadata, SourceMangaRef
-from crawler.sources.base import Source as SourceAdapter
 from jobs.worker.status.handle import StatusHandle
+from sources.base import MangaDetail, MangaMetadata, SourceMangaRef
+from sources.base import Source as SourceAdapter
+from sources.errors import CrawlerError, RetryLater, SessionExpired, SourceBusy
 
 logger = logging.getLogger(__name__)
 

@@ -27,11 +27,11 @@ from django.db import connection
 
 from catalog.models import MangaSource, Source
 from crawler.payloads import SyncManga
-from crawler.sources.base import Source as SourceAdapter
-from crawler.sources.base import SourceMangaRef
 from jobs.errors import JobCancelled
 from jobs.models import Job, JobState
 from jobs.queue import enqueue_many
+from sources.base import Source as SourceAdapter
+from sources.base import SourceMangaRef
 
 logger = logging.getLogger(__name__)
 

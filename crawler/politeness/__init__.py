@@ -1,8 +1,8 @@
-"""How fast and how many at once a source may be asked, shared by every worker on every host.
+"""Enforcing a source's request limits across every worker on every host.
 
-`rules` is the pure arithmetic (token bucket, concurrency, Retry-After
-cooldowns); `limiter` keeps its state in the source's rows; `slots` shares a
-process's held slots and tokens between its job threads; `gate` is what an
-adapter's requests pass through. It may import `crawler.errors` and
-`crawler.models`, never the adapters, the passes, the workers or the controls.
+The limits themselves and the gate an adapter's requests pass are the
+adapters' (`sources.politeness`: `rules`, `gate`); here `limiter` keeps the
+shared state in the source's rows and `slots` shares a process's held slots
+and tokens between its job threads. It may import `sources` and
+`crawler.models`, never the passes, the workers or the controls.
 """

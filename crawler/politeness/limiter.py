@@ -43,10 +43,12 @@ from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from crawler.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
 from crawler.models import SourceSlot, SourceThrottle
-from crawler.politeness.gate import NOTHING_HELD, Held
-from crawler.politeness.rules import (
+from crawler.politeness.slots import BUSY, HELD_TOKENS, IdleSlots
+from jobs.errors import JobCancelled
+from sources.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
+from sources.politeness.gate import NOTHING_HELD, Held
+from sources.politeness.rules import (
     BATCH_TOKENS,
     BUSY_HOLD_SECS,
     HOLD_SECS,
@@ -59,8 +61,6 @@ from crawler.politeness.rules import (
     gives_way,
     refill,
 )
-from crawler.politeness.slots import BUSY, HELD_TOKENS, IdleSlots
-from jobs.errors import JobCancelled
 
 logger = logging.getLogger(__name__)
 

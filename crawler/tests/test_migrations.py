@@ -115,7 +115,7 @@ def test_chapters_stored_under_the_last_segment_key_take_the_whole_path_key_once
     from catalog.models import Manga as LiveManga
     from catalog.models import Source as LiveSource
     from crawler.passes.chapters import sync_chapters
-    from crawler.sources.base import SourceChapter
+    from sources.base import SourceChapter
 
     listed = [SourceChapter(key="manga/a/chapter-1", number=1), SourceChapter(key="manga/a/chapter-4", number=4)]
     result = sync_chapters(LiveManga.objects.get(id=first.id), LiveSource.objects.get(id="legacy"), listed)

@@ -15,17 +15,17 @@ from catalog import series as service
 from catalog.chapter_keys import ChapterKey
 from catalog.models import Chapter, Manga, MangaSource, Page, SeriesChange, Source
 from crawler.audit import AuditEvent
-from crawler.errors import ImageRefused, NotFound, RetryLater, SessionExpired
 from crawler.passes.chapters import enqueue_chapter_content, sync_chapters
 from crawler.payloads import SyncManga
 from crawler.series_downloads import Copy, choose, fails_for_good
-from crawler.sources.base import SourceChapter
 from crawler.workers.handlers import JobContext
 from jobs import kinds
 from jobs.errors import JobCancelled
 from jobs.models import Job
 from jobs.queue import enqueue, lease
 from jobs.worker.status.handle import StatusHandle
+from sources.base import SourceChapter
+from sources.errors import ImageRefused, NotFound, RetryLater, SessionExpired
 
 C = ChapterKey
 

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from catalog.models import Chapter, Manga, MangaSource, Source
 from crawler import audit
-from crawler.errors import CrawlerError, SourceConfigError
 from crawler.passes.chapter_download import download_chapter
 from crawler.passes.chapters import fail_over, sync_chapters
 from crawler.passes.disk_guard import ensure_room_for_pages
@@ -33,15 +32,16 @@ from crawler.payloads import (
     SyncManga,
 )
 from crawler.series_downloads import fails_for_good
-from crawler.sources.base import Source as SourceAdapter
-from crawler.sources.base import SourceMangaRef
 from jobs.kinds import Kind
 from jobs.worker.hooks import JobContext as EngineContext
 from jobs.worker.status import phases
 from jobs.worker.status.handle import StatusHandle
+from sources.base import Source as SourceAdapter
+from sources.base import SourceMangaRef
+from sources.errors import CrawlerError, SourceConfigError
 
 if TYPE_CHECKING:
-    from crawler.sources.browser import BrowserManager
+    from sources.browser import BrowserManager
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def _source_row(source_id: str) -> Source | None:
 def _open_source(row: Source, ctx: JobContext) -> Iterator[SourceAdapter]:
     # The adapters (httpx and the parsers with them) are imported by a worker's first job, not at every
     # process's start: a cron-started `--drain` that finds nothing to do never needs them.
-    from crawler.sources.factory import get_source
+    from crawler.factory import get_source
 
     source = get_source(row, browser=ctx.browser, cancel=ctx.cancel, yield_when_busy=True)
     try:

@@ -85,7 +85,7 @@ def reap_done_jobs() -> None:
 
 
 def _browser_manager() -> Any:
-    from crawler.sources.browser import BrowserManager
+    from sources.browser import BrowserManager
 
     return BrowserManager()
 

@@ -1,6 +1,6 @@
 """The demo site's HTML: ordinary server-rendered markup a selector-configured adapter can read.
 
-The selectors that read it are `crawler.sources.demo.DEMO_SETTINGS`; change
+The selectors that read it are `sources.demo.DEMO_SETTINGS`; change
 both together.
 """
 

@@ -7,7 +7,7 @@ then checked against the site's own token bucket: over the limit it answers
 politeness tests read the log to measure what the workers really sent.
 
 The bucket here is written out on its own, not taken from
-`crawler.politeness.rules`, so a mistake in the crawler's arithmetic cannot
+`sources.politeness.rules`, so a mistake in the crawler's arithmetic cannot
 hide behind the same mistake in the server's.
 """
 

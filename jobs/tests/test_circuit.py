@@ -4,7 +4,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from crawler.errors import CrawlerError, ImageRejected, NotFound, SessionExpired, SourceUnavailable
 from jobs.worker.circuit import (
     CircuitState,
     JobTimedOut,
@@ -14,6 +13,7 @@ from jobs.worker.circuit import (
     is_open,
     open_until,
 )
+from sources.errors import CrawlerError, ImageRejected, NotFound, SessionExpired, SourceUnavailable
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 COOLDOWN = timedelta(seconds=120)

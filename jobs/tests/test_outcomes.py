@@ -4,7 +4,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from crawler.errors import (
+from jobs.errors import JobCancelled
+from jobs.worker.outcomes import Disposition, disposition
+from sources.errors import (
     CrawlerError,
     FetchRefused,
     ImageRejected,
@@ -15,8 +17,6 @@ from crawler.errors import (
     SourceConfigError,
     SourceUnavailable,
 )
-from jobs.errors import JobCancelled
-from jobs.worker.outcomes import Disposition, disposition
 
 LATER = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 

@@ -17,7 +17,6 @@ import pytest
 from django.utils import timezone
 
 from crawler import state_store
-from crawler.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
 from crawler.payloads import SyncChapterContent
 from crawler.workers.roles import CrawlHooks
 from jobs import queue, retry
@@ -25,6 +24,7 @@ from jobs.errors import JobCancelled
 from jobs.models import Job, JobState
 from jobs.worker.loop import Periodic, Worker, WorkerConfig
 from jobs.worker.status.handle import StatusHandle
+from sources.errors import CrawlerError, NotFound, SessionExpired, SourceUnavailable
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_ok]
 

@@ -17,6 +17,7 @@ APPS = (
     "catalog",
     "jobs",
     "fetch",
+    "sources",
     "crawler",
     "analysis",
     "console",
@@ -68,8 +69,8 @@ def test_the_tree_keeps_the_contract(tree_copy):
         ),
         (
             "reader/cbz.py",
-            "from crawler.sources.config import SourceSettings",
-            "reader is not allowed to import crawler",
+            "from sources.config import SourceSettings",
+            "reader is not allowed to import sources",
         ),
         (
             "accounts/policy.py",
@@ -88,8 +89,18 @@ def test_the_tree_keeps_the_contract(tree_copy):
         ),
         (
             "jobs/worker/loop.py",
-            "from crawler.errors import SessionExpired",
-            "jobs is not allowed to import crawler",
+            "from sources.errors import SessionExpired",
+            "jobs is not allowed to import sources",
+        ),
+        (
+            "sources/html.py",
+            "from crawler.politeness.limiter import SourceLimiter",
+            "sources is not allowed to import crawler",
+        ),
+        (
+            "fetch/pages.py",
+            "from sources.hosts import parse_host_rule",
+            "fetch is not allowed to import sources",
         ),
         (
             "jobs/kinds.py",

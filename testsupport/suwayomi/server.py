@@ -26,7 +26,7 @@ from typing import Any
 
 from graphql import GraphQLError, graphql_sync, parse, validate
 
-from crawler.sources.suwayomi.schema import NEWEST, suwayomi_schema
+from sources.suwayomi.schema import NEWEST, suwayomi_schema
 from testsupport.suwayomi.catalog import EXTENSIONS, SOURCES, StandinManga, build_mangas
 from testsupport.theme_sites.server import FixtureServer, Request, Response, png
 

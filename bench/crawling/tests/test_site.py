@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.html import HtmlSource
 from crawling.site import ImageSpec, SitePlan, ensure_images, write_site
+from sources.config import HtmlSourceConfig
+from sources.html import HtmlSource
 
 # Five mangas of two chapters of three pages (the last chapter has one): two archive pages of three.
 PLAN = SitePlan(pages=28, pages_per_chapter=3, chapters_per_manga=2, per_list_page=3)

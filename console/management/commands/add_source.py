@@ -1,7 +1,7 @@
 """`manage.py add_source [NAME] URL [--preset P | --suwayomi [SOURCE]] [--set key=value ...] [--crawl-now]`: add a source.
 
 `https://mangadex.org` adds a MangaDex source (kind mangadex, read through its
-API); any other site is an html source. Without `--preset` the site is probed (crawler.sources.discover): its base
+API); any other site is an html source. Without `--preset` the site is probed (sources.discover): its base
 URL (an install under a sub-path included), theme, manga path, language and
 numeric date order are found and printed, and become the settings; a site
 matching no theme is refused with the presets to pick from, unless `--set`
@@ -29,14 +29,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from console.control import sites
 from crawler import audit
-from crawler.errors import CrawlerError
-from crawler.sources.discover import SiteProbe, SiteUnreadable, probe_site
-from crawler.sources.kinds import kind_of
-from crawler.sources.presets import PRESETS
-from crawler.sources.suwayomi import adapter as suwayomi_adapter
-from crawler.sources.suwayomi import config as suwayomi_config
-from crawler.sources.suwayomi.config import KIND as SUWAYOMI
-from crawler.sources.suwayomi.failures import pick_source
+from sources.discover import SiteProbe, SiteUnreadable, probe_site
+from sources.errors import CrawlerError
+from sources.kinds import kind_of
+from sources.presets import PRESETS
+from sources.suwayomi import adapter as suwayomi_adapter
+from sources.suwayomi import config as suwayomi_config
+from sources.suwayomi.config import KIND as SUWAYOMI
+from sources.suwayomi.failures import pick_source
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:
@@ -98,7 +98,7 @@ class Command(BaseCommand):
         settings: dict[str, Any] = {"preset": preset} if preset else {}
         # One browser for the probe and the dry run: it launches only if a JavaScript challenge (or
         # requires_browser) needs it, and the challenge passed while probing is the new source's.
-        from crawler.sources.browser import BrowserManager  # here: Playwright loads only when a site is added
+        from sources.browser import BrowserManager  # here: Playwright loads only when a site is added
 
         with closing(BrowserManager()) as browser:
             base_url, clearance, kind = url, None, "html"

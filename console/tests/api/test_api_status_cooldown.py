@@ -12,7 +12,7 @@ from console.status.compose import compose_status
 from console.tests.dashboard.test_dashboard import _open_live_dashboard, page  # noqa: F401 - the page fixture
 from crawler.models import SourceThrottle
 from crawler.politeness.limiter import SourceLimiter
-from crawler.politeness.rules import Politeness
+from sources.politeness.rules import Politeness
 
 STATUS = "/api/v1/admin/crawler/"
 REASON = "http://site.test/mangas?page=1 answered 429 (Retry-After '120')"

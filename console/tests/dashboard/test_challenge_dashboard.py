@@ -17,8 +17,8 @@ from playwright.sync_api import expect
 from catalog.models import Source
 from console.tests.dashboard.test_dashboard import _open_live_dashboard, page  # noqa: F401 - the page fixture
 from crawler.clearance import rows as clearance_store
-from crawler.clearance.records import Clearance, ClearanceCookie
 from crawler.models import SourceClearance
+from sources.clearance.records import Clearance, ClearanceCookie
 from testsupport import api_factories as f
 from testsupport.challenge_site import ChallengedMadaraSite, SolverStandIn
 

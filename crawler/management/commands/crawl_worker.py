@@ -35,7 +35,7 @@ class Command(WorkerCommand):
         if len(shares) > 1:
             # What the first job imports (the adapters, httpx: crawler.workers.handlers), imported once here
             # before the fork and shared by the children, rather than once in each.
-            from crawler.sources.kinds import preload_adapters
+            from sources.kinds import preload_adapters
 
             preload_adapters()
 

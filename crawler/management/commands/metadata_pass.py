@@ -1,9 +1,9 @@
 """`manage.py metadata_pass`: one newest-first metadata pass in the foreground (fit for cron), or `--enqueue` it."""
 
-from crawler.errors import CrawlerError
 from crawler.passes.foreground import PassCommand, run_metadata_pass_with_progress
 from crawler.payloads import MetadataPass
 from jobs.commands import positive_int
+from sources.errors import CrawlerError
 
 
 class Command(PassCommand):

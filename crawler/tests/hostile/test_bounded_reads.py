@@ -17,9 +17,9 @@ from collections.abc import Callable
 import pytest
 from django.test import Client
 
-from crawler.errors import PageTooLarge, SourceUnavailable
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.html import HtmlSource
+from sources.config import HtmlSourceConfig
+from sources.errors import PageTooLarge, SourceUnavailable
+from sources.html import HtmlSource
 from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.django_db

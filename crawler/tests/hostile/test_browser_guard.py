@@ -9,11 +9,11 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 
-from crawler.errors import FetchRefused, PageTooLarge
-from crawler.sources.browser import BrowserManager
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.html import HtmlSource
 from fetch.addresses import parse_networks
+from sources.browser import BrowserManager
+from sources.config import HtmlSourceConfig
+from sources.errors import FetchRefused, PageTooLarge
+from sources.html import HtmlSource
 from testsupport.http_server import QuietHandler, serving
 
 from .conftest import LOOPBACK_FORMS, url_for
@@ -153,7 +153,7 @@ def test_a_rendered_page_that_trickles_fails_at_the_deadline(browser, settings):
     import threading
     import time
 
-    from crawler.errors import SourceUnavailable
+    from sources.errors import SourceUnavailable
 
     settings.CRAWLER_PAGE_DEADLINE_SECS = 2.0
     stop = threading.Event()

@@ -7,10 +7,10 @@ import re
 import pytest
 from django.test import Client
 
-from crawler.errors import SourceConfigError
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.hosts import parse_host_rule
 from fetch.addresses import parse_networks
+from sources.config import HtmlSourceConfig
+from sources.errors import SourceConfigError
+from sources.hosts import parse_host_rule
 from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.django_db

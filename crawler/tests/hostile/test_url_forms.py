@@ -18,10 +18,10 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from catalog.models import Source
-from crawler.errors import FetchRefused
-from crawler.sources.base import SourceChapter, SourceMangaRef
-from crawler.sources.config import HtmlSourceConfig
-from crawler.sources.html import HtmlSource
+from sources.base import SourceChapter, SourceMangaRef
+from sources.config import HtmlSourceConfig
+from sources.errors import FetchRefused
+from sources.html import HtmlSource
 from testsupport.canary import SECRET
 from testsupport.http_server import QuietHandler, serving
 

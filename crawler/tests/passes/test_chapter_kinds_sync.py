@@ -1,7 +1,7 @@
 """A site listing side stories, specials, volumes and fractional chapters, read over HTTP and synced to PostgreSQL.
 
 The chapter list is served by a local HTTP server in the markup of a
-selector-configured site; the real adapter parses it (crawler.sources.parsing
+selector-configured site; the real adapter parses it (sources.parsing
 with catalog.chapter_numbers) and the chapter sync stores kind, volume, number
 and own name, following the site when it renames a chapter.
 """
@@ -15,12 +15,12 @@ import pytest
 
 from catalog.chapter_order import READING_ORDER
 from catalog.models import Chapter, Manga, Source
+from crawler.factory import get_source
 from crawler.passes.chapters import sync_chapters
-from crawler.sources.base import SourceMangaRef
-from crawler.sources.config import DEFAULT_NUMBER_PATTERN
-from crawler.sources.demo import demo_settings
-from crawler.sources.factory import get_source
 from jobs.queue import lease
+from sources.base import SourceMangaRef
+from sources.config import DEFAULT_NUMBER_PATTERN
+from sources.demo import demo_settings
 from testsupport.http_server import QuietHandler, serving
 
 pytestmark = pytest.mark.django_db

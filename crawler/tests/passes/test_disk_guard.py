@@ -8,8 +8,8 @@ import subprocess
 import pytest
 
 from catalog.disk import Floor, Space, below_floor, parse_floor, pause_reason
-from crawler.errors import StorageFull
 from jobs.worker.outcomes import Disposition, disposition
+from sources.errors import StorageFull
 
 GIB = 1024**3
 

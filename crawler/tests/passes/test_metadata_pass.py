@@ -14,13 +14,13 @@ from django.core.files.storage import default_storage
 from catalog.models import Chapter, Manga, MangaSource
 from catalog.series_matching import match_keys
 from crawler import state_store
-from crawler.errors import SessionExpired, SourceUnavailable
+from crawler.factory import get_source
 from crawler.passes import metadata_pass
 from crawler.passes.metadata_pass import run_metadata_pass
 from crawler.passes.reconcile import run_reconcile
-from crawler.sources.factory import get_source
 from jobs.models import Job
 from jobs.worker.status.handle import StatusHandle
+from sources.errors import SessionExpired, SourceUnavailable
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ import pytest
 
 from catalog.models import Chapter, Manga, Source
 from crawler.passes.chapters import enqueue_chapter_content, sync_chapters
-from crawler.sources.base import SourceChapter
 from jobs.models import Job
 from jobs.queue import lease
+from sources.base import SourceChapter
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

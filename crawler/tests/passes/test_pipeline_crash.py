@@ -13,9 +13,9 @@ import pytest
 from django.core.files.storage import default_storage
 
 from catalog.models import Chapter, Page, Source
+from crawler.factory import get_source
 from crawler.passes.chapter_download import download_chapter, page_directory
 from crawler.payloads import SyncManga
-from crawler.sources.factory import get_source
 from crawler.workers.handlers import JobContext
 from jobs import kinds
 from jobs.queue import enqueue, lease
@@ -27,7 +27,7 @@ CHILD = """
 import threading
 from catalog.models import Chapter
 from crawler.passes.chapter_download import download_chapter
-from crawler.sources.factory import get_source
+from crawler.factory import get_source
 from jobs.worker.status.handle import StatusHandle
 chapter = Chapter.objects.select_related("manga", "source").get(id="{chapter_id}")
 download_chapter(chapter, get_source(chapter.source), status=StatusHandle(), cancel=threading.Event())

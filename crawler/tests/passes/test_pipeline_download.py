@@ -20,7 +20,6 @@ from PIL import Image
 from catalog import storage
 from catalog.copies import copy_name
 from catalog.models import Chapter, Manga, MangaSource, Page
-from crawler.errors import CrawlerError, ImageRefused, SessionExpired
 from crawler.passes import chapter_download
 from crawler.passes.chapter_download import page_directory
 from crawler.payloads import MetadataPass, Reconcile, SyncChapterList, SyncManga
@@ -31,6 +30,7 @@ from jobs.models import Job
 from jobs.queue import enqueue, lease
 from jobs.worker.outcomes import Disposition, disposition
 from jobs.worker.status.handle import StatusHandle
+from sources.errors import CrawlerError, ImageRefused, SessionExpired
 
 pytestmark = pytest.mark.django_db
 

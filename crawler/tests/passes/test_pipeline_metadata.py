@@ -3,9 +3,9 @@
 import pytest
 
 from catalog.models import Manga, MangaSource, Source
-from crawler.errors import CrawlerError
 from crawler.passes.pipeline import MetadataOutcome, upsert_metadata
-from crawler.sources.base import MangaDetail, MangaMetadata, SourceMangaRef
+from sources.base import MangaDetail, MangaMetadata, SourceMangaRef
+from sources.errors import CrawlerError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

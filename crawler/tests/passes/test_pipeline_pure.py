@@ -8,7 +8,7 @@ from crawler.passes.chapter_download import orphan_names, page_directory
 from crawler.passes.chapters import chapter_order, diff_chapters
 from crawler.passes.metadata_pass import unseen_refs
 from crawler.passes.pipeline import metadata_hash, needs_cover_fetch
-from crawler.sources.base import MangaMetadata, SourceMangaRef
+from sources.base import MangaMetadata, SourceMangaRef
 
 pytestmark = pytest.mark.sqlite_ok
 

@@ -11,11 +11,11 @@ from catalog.models import Manga, MangaSource, Source
 from crawler.passes import reconcile
 from crawler.passes.reconcile import run_reconcile
 from crawler.payloads import SyncManga
-from crawler.sources.base import SourceMangaRef
 from jobs.errors import JobCancelled
 from jobs.models import Job
 from jobs.queue import enqueue, lease
 from jobs.retry import ack_failed
+from sources.base import SourceMangaRef
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
 

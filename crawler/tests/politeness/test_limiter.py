@@ -13,19 +13,19 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from catalog.models import Source
-from crawler.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
+from crawler.factory import get_source
 from crawler.models import SourceSlot, SourceThrottle
 from crawler.payloads import SyncChapterContent
 from crawler.politeness import limiter
 from crawler.politeness.limiter import SourceLimiter
-from crawler.politeness.rules import Politeness, Verdict
 from crawler.politeness.slots import busy_sources
-from crawler.sources.factory import get_source
 from demo.site.throttle import ServerThrottle
 from jobs import queue
 from jobs.errors import JobCancelled
 from jobs.models import Job, JobState
 from jobs.tests.test_worker_loop import make_worker, wait_for_in_flight
+from sources.errors import SourceBusy, SourceCoolingDown, SourceUnavailable
+from sources.politeness.rules import Politeness, Verdict
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_ok]
 

@@ -12,8 +12,8 @@ from django.test.utils import CaptureQueriesContext
 
 from crawler.models import SourceThrottle
 from crawler.politeness.limiter import SourceLimiter
-from crawler.politeness.rules import BATCH_TOKENS, HOLD_SECS, Politeness, Verdict, batch_reserve
 from crawler.politeness.slots import HeldTokens
+from sources.politeness.rules import BATCH_TOKENS, HOLD_SECS, Politeness, Verdict, batch_reserve
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="the batch statement is PostgreSQL's")
@@ -71,7 +71,7 @@ def test_a_cooldown_drops_the_tokens_this_process_holds():
 CHILD = """
 import json, time
 from crawler.politeness.limiter import SourceLimiter
-from crawler.politeness.rules import Politeness
+from sources.politeness.rules import Politeness
 gate = SourceLimiter("fast", Politeness(rate_limit={rate}, burst={burst}, max_concurrency=8))
 sent, deadline = [], time.time() + {secs}
 while time.time() < deadline:

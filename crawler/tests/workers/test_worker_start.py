@@ -89,8 +89,8 @@ def test_with_several_processes_the_adapters_are_imported_once_before_the_fork(e
     code = (
         SET_UP + "import sys; from django.core.management import call_command; "
         "call_command('crawl_worker', '--drain', '--no-schedule', '--workers', '2', '--processes', '2'); "
-        "print(sorted(m for m in ('httpx', 'crawler.sources.html', 'crawler.sources.mangadex.adapter',"
-        " 'crawler.sources.suwayomi.adapter') if m in sys.modules))"
+        "print(sorted(m for m in ('httpx', 'sources.html', 'sources.mangadex.adapter',"
+        " 'sources.suwayomi.adapter') if m in sys.modules))"
     )
-    loaded = "['crawler.sources.html', 'crawler.sources.mangadex.adapter', 'crawler.sources.suwayomi.adapter', 'httpx']"
+    loaded = "['httpx', 'sources.html', 'sources.mangadex.adapter', 'sources.suwayomi.adapter']"
     assert last_line(code, env) == loaded
