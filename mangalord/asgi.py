@@ -26,13 +26,15 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 from django.core.asgi import get_asgi_application  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
-from mangalord.signed_routes import SignedRoutes  # noqa: E402
 from mangalord.sync_routes import SyncRoutes  # noqa: E402
 
 # Page and cover reads run whole in one worker thread (mangalord/sync_routes.py); everything else is ASGI.
 django_asgi_app = SyncRoutes(get_asgi_application(), get_wsgi_application(), threads=settings.WEB_DB_POOL_SIZE)
 http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
-# Signed page URLs are answered ahead of Django, PSE's in the same worker threads (mangalord/signed_routes.py).
+# Signed page URLs are answered ahead of Django, PSE's in the same worker threads (mangalord/signed_routes.py),
+# which reads the models: imported once Django is set up.
+from mangalord.signed_routes import SignedRoutes  # noqa: E402
+
 signed_app = SignedRoutes(http_app, pool=django_asgi_app.pool)
 
 application = ProtocolTypeRouter({"http": signed_app})
