@@ -232,21 +232,13 @@ class SignedRoutes:
         self.pool = pool
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if not self._ours(scope):
+        asked = Asked.of(scope) if _signed_path(scope) else None
+        if asked is None or (settings.SECURE_SSL_REDIRECT and not asked.secure):  # Django redirects it first
             await self.app(scope, receive, send)
             return
         while (message := await receive())["type"] == "http.request" and message.get("more_body"):
             pass  # a GET's body, if any, is not read
-        asked = Asked.of(scope)
         await _send(send, await self._answer(asked), asked.secure)
-
-    @staticmethod
-    def _ours(scope: dict[str, Any]) -> bool:
-        if scope["type"] != "http" or not scope["path"].startswith(SIGNED_PREFIX):
-            return False
-        if scope["method"] not in ("GET", "HEAD") or not settings.SERVE_SIGNED_URLS:
-            return False
-        return not (settings.SECURE_SSL_REDIRECT and not is_secure(scope, {}))
 
     async def _answer(self, asked: Asked) -> Answer:
         if not host_allowed(asked.headers):
@@ -261,6 +253,16 @@ class SignedRoutes:
                 return refusal(exc.status)
             return await asyncio.get_running_loop().run_in_executor(self.pool, pse_in_thread, asked, signed)
         return refusal(404)
+
+
+def _signed_path(scope: dict[str, Any]) -> bool:
+    """A GET or HEAD of a signed path, signed URLs being on. Pure but for the setting."""
+    return (
+        scope["type"] == "http"
+        and scope["path"].startswith(SIGNED_PREFIX)
+        and scope["method"] in ("GET", "HEAD")
+        and settings.SERVE_SIGNED_URLS
+    )
 
 
 async def _send(send: Any, answer: Answer, secure: bool) -> None:

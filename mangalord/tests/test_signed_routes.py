@@ -224,6 +224,9 @@ def test_other_requests_reach_django_unchanged(app, alice, chapter, settings):
     settings.SECURE_SSL_REDIRECT = True  # Django redirects plain HTTP before anything else
     assert call(app, url)[0] == 418
     assert call(app, url, scheme="https")[0] == 200
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")  # HTTPS as the proxy says, as in Django
+    assert call(app, url, headers={"X-Forwarded-Proto": "https"})[0] == 200
+    assert call(app, url, headers={"X-Forwarded-Proto": "http"}, scheme="https")[0] == 418
 
 
 def test_behind_nginx_the_bytes_are_handed_over(app, alice, chapter, settings):
