@@ -9,18 +9,23 @@ data directory), makes a reader with a password, then runs wrk with
 --connections connections for --seconds (after a 2 s warm-up) against one
 page through three routes: the Komga page route (HTTP Basic, as Mihon asks),
 the web reader's page route (session cookie) and OPDS-PSE (HTTP Basic; each
-request also moves the reader's progress, as a PSE client's does). Servers:
+request also moves the reader's progress, as a PSE client's does), and the
+same page by the signed URLs the web reader and the PSE feed hand out
+(mangalord/signed_routes.py: no session, no password; PSE still records the
+progress). Servers:
 
   daphne      one Daphne process, as README ran it (from --baseline-tree when given: the code before)
   uvicorn     uvicorn with uvloop and httptools, --workers processes (the runner-up)
   web         `manage.py serve`: Granian, --workers processes (the documented web process)
   nginx       nginx serving the stored file itself, no permission check (the ceiling)
-  nginx+web   nginx in front of `manage.py serve` with SERVE_ACCEL_REDIRECT: the web process checks, nginx sends
+  nginx+web   nginx in front of `manage.py serve` with SERVE_ACCEL_REDIRECT: the web process checks, nginx sends;
+              a signed web reader page is checked and sent by nginx alone (SERVE_SIGNED_BY_NGINX)
 
 Printed per route and server: requests/s, CPU seconds per 1,000 requests
 (user + system of the server's processes, nginx's included where it
 takes part; PostgreSQL's backends not counted) and the rate as a ratio of
-nginx's. Any answer but 200 fails the run.
+nginx's. Any answer but 200 fails the run. The old Daphne does not know the signed routes: a signed
+route's `× daphne` is against Daphne's rate on the ordinary route it replaces.
 """
 
 from __future__ import annotations
@@ -46,14 +51,18 @@ from crawling.serve import free_ports
 
 DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/mangalord_bench_serve"
 PASSWORD = "bench-reader-password"
+SIGNING_KEY = "bench-signing-key-" + "0" * 32
+# A signed route and the ordinary route whose Daphne rate it is compared with.
+REPLACES = {"signed web page": "web reader page", "signed PSE page": "OPDS-PSE page"}
 WARM_UP_SECS = 2
 _RATE = re.compile(r"Requests/sec:\s+([\d.]+)")
 _TOTAL = re.compile(r"(\d+) requests in")
 _BAD = re.compile(r"Non-2xx or 3xx responses: (\d+)")
 
 READER_SCRIPT = """
-import json, django
+import json, os, time, django
 django.setup()
+from catalog.serving.signing import page_path, pse_path
 from django.contrib.auth import get_user_model
 from django.test import Client
 from catalog.models import Page
@@ -63,8 +72,12 @@ user.save()
 client = Client()
 client.force_login(user)
 page = Page.objects.select_related("chapter").order_by("chapter__number", "index").first()
+key, now = os.environ["SERVE_SIGNING_KEY"], time.time()
+signed = {nginx: page_path(key, name=page.image.name, etag=page.sha256, content_type=page.content_type,
+                           user=user.pk, now=now, lifetime=86400, nginx=nginx) for nginx in (False, True)}
 print(json.dumps({"page": str(page.id), "chapter": str(page.chapter_id), "image": page.image.name,
-                  "session": client.cookies["sessionid"].value}))
+                  "session": client.cookies["sessionid"].value, "signed": signed[False], "signed_nginx": signed[True],
+                  "signed_pse": pse_path(key, chapter=str(page.chapter_id), user=user.pk, now=now, lifetime=86400)}))
 """
 
 
@@ -75,6 +88,9 @@ class Library:
     chapter: str
     image: str
     session: str
+    signed: str  # the page's signed URL, HMAC form
+    signed_nginx: str  # the same, in the form nginx checks
+    signed_pse: str  # the chapter's signed PSE stream, up to the page number
 
     @property
     def media_root(self) -> Path:
@@ -105,7 +121,8 @@ def arguments() -> argparse.Namespace:
 
 
 def server_env(db_url: str, data_dir: Path, **extra: str) -> dict[str, str]:
-    env = dict(os.environ, DATABASE_URL=db_url, MANGALORD_DATA_DIR=str(data_dir), DEBUG="false")
+    env = dict(os.environ, DATABASE_URL=db_url, MANGALORD_DATA_DIR=str(data_dir), DEBUG="false",
+               SERVE_SIGNING_KEY=SIGNING_KEY)  # fmt: skip
     env.update(LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1", **extra)
     env.pop("DJANGO_SETTINGS_MODULE", None)
     return env
@@ -126,18 +143,27 @@ def build_library(db_url: str, data_dir: Path) -> Library:
         text=True,
     )
     found = json.loads(out.stdout.strip().splitlines()[-1])
-    return Library(data_dir, found["page"], found["chapter"], found["image"], found["session"])
+    if not (found["signed"] and found["signed_nginx"] and found["signed_pse"]):
+        raise SystemExit(f"the demo's page {found['image']} could not be signed")
+    return Library(data_dir, found["page"], found["chapter"], found["image"], found["session"], found["signed"],
+                   found["signed_nginx"], found["signed_pse"])  # fmt: skip
 
 
-def routes(library: Library) -> list[Route]:
+def routes(library: Library, *, signed: bool = True, nginx_front: bool = False) -> list[Route]:
+    """The routes measured; `signed`: with the signed ones; `nginx_front`: the page URL in nginx's form."""
     import base64
 
     basic = "Authorization: Basic " + base64.b64encode(f"bench-reader:{PASSWORD}".encode()).decode()
-    return [
+    ordinary = [
         Route("Komga page", f"/api/v1/books/{library.chapter}/pages/1", (basic,)),
         Route("web reader page", f"/read/pages/{library.page}/image/", (f"Cookie: sessionid={library.session}",)),
         Route("OPDS-PSE page", f"/opds/chapters/{library.chapter}/pages/0/", (basic,)),
     ]
+    page = library.signed_nginx if nginx_front else library.signed
+    return ordinary + (
+        [Route("signed web page", page, ()), Route("signed PSE page", f"{library.signed_pse}0/", ())]
+        if signed else []
+    )  # fmt: skip
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -228,7 +254,7 @@ def run(args: argparse.Namespace, library: Library, prefix: Path) -> dict[str, d
     }  # fmt: skip
     for name, (command, server_environment, cwd) in servers.items():
         with python_server(command, web_port, server_environment, cwd) as pids:
-            for route in routes(library):
+            for route in routes(library, signed=name != "daphne"):  # the old tree has no signed routes
                 table.setdefault(route.label, {})[name] = measure(
                     f"http://127.0.0.1:{web_port}{route.path}", route, pids, args
                 )
@@ -237,13 +263,15 @@ def run(args: argparse.Namespace, library: Library, prefix: Path) -> dict[str, d
         result = measure(f"http://127.0.0.1:{static_port}{static.path}", static, nginx.pids(), args)
     for route in routes(library):
         table[route.label]["nginx"] = result
-    accel = dict(env, SERVE_ACCEL_REDIRECT="/protected/")
+    accel = dict(env, SERVE_ACCEL_REDIRECT="/protected/", SERVE_SIGNED_BY_NGINX="true")
     command = [sys.executable, "manage.py", "serve", "--port", str(web_port), "--workers", workers]
     with (
         python_server(command, web_port, accel, here) as pids,
-        serving_nginx.start(prefix / "front", front_port, library.media_root, upstream=web_port) as nginx,
+        serving_nginx.start(
+            prefix / "front", front_port, library.media_root, upstream=web_port, signing_key=SIGNING_KEY
+        ) as nginx,
     ):
-        for route in routes(library):
+        for route in routes(library, nginx_front=True):
             table[route.label]["nginx+web"] = measure(
                 f"http://127.0.0.1:{front_port}{route.path}", route, [*pids, *nginx.pids()], args
             )
@@ -255,7 +283,7 @@ def report(table: dict[str, dict[str, Result]], args: argparse.Namespace) -> Non
           f"{len(os.sched_getaffinity(0))} cores\n")  # fmt: skip
     print(f"{'route':<17} {'server':<10} {'req/s':>9} {'CPU s/1k req':>13} {'× nginx':>8} {'× daphne':>9}")
     for label, rows in table.items():
-        nginx, daphne = rows["nginx"].rate, rows["daphne"].rate
+        nginx, daphne = rows["nginx"].rate, table[REPLACES.get(label, label)]["daphne"].rate
         for name, result in rows.items():
             print(
                 f"{label:<17} {name:<10} {result.rate:>9,.0f} {result.cpu_per_k:>13.2f} "

@@ -1,5 +1,7 @@
 """ASGI entry point: the web process (Granian, or Daphne) serves plain HTTP (including the SSE stream) through Django.
 
+Signed page URLs are answered before Django sees them (mangalord/signed_routes.py).
+
 With `SERVE_STATIC` (the default) the admin's and dashboard's static files are
 served by this process too, so a plain `daphne mangalord.asgi:application`
 is a complete site; behind a reverse proxy that serves `collectstatic`'s
@@ -29,5 +31,10 @@ from mangalord.sync_routes import SyncRoutes  # noqa: E402
 # Page and cover reads run whole in one worker thread (mangalord/sync_routes.py); everything else is ASGI.
 django_asgi_app = SyncRoutes(get_asgi_application(), get_wsgi_application(), threads=settings.WEB_DB_POOL_SIZE)
 http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
+# Signed page URLs are answered ahead of Django, PSE's in the same worker threads (mangalord/signed_routes.py),
+# which reads the models: imported once Django is set up.
+from mangalord.signed_routes import SignedRoutes  # noqa: E402
 
-application = ProtocolTypeRouter({"http": http_app})
+signed_app = SignedRoutes(http_app, pool=django_asgi_app.pool)
+
+application = ProtocolTypeRouter({"http": signed_app})

@@ -30,6 +30,7 @@ from mangalord.env_readers import (
     strict_bool,
 )
 from mangalord.secret import secret_key
+from mangalord.serving_settings import signing_settings
 from mangalord.storage_config import s3_storage
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -200,6 +201,8 @@ SERVE_ACCEL_REDIRECT = read(
     lambda v: not v or (v.startswith("/") and v.endswith("/") and " " not in v),
     "must be empty or a location prefix such as /protected/",
 )
+# Signed page URLs the web reader and PSE hand out, served without Django (mangalord/serving_settings.py).
+SERVE_SIGNED_URLS, SERVE_SIGNING_KEY, SERVE_SIGNED_URL_TTL, SERVE_SIGNED_BY_NGINX = signing_settings(SECRET_KEY)
 MEDIA_URL = "media/"
 # Relative to MANGALORD_DATA_DIR: moving the data directory moves the media with it.
 MEDIA_ROOT = path("MEDIA_ROOT", DATA_DIR / "media", under=DATA_DIR)

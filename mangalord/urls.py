@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from mangalord import api_urls
+from mangalord import api_urls, signed_views
 from mangalord.favicon import favicon
 from reader.komga import urls as komga_urls
 
@@ -19,6 +19,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("opds/", include("reader.opds_urls")),
+    # Signed page URLs; the web process answers them before Django (mangalord/signed_routes.py).
+    path("signed/<path:rest>", signed_views.signed, name="signed"),
     # Before the reader's routes: the account page's notifications section is notify's.
     path("account/notifications/", include("notify.urls")),
     path("", include("reader.urls")),

@@ -28,6 +28,7 @@ from catalog import chapter_order
 from catalog.models import Chapter, Manga, Page, Tag
 from catalog.page_rows import stream_page
 from catalog.series_leads import lead_of
+from catalog.serving.signed_urls import signed_stream_path
 from reader import atom, library
 from reader.atom import Entry, Feed, Link
 from reader.auth import challenge, reader_required
@@ -304,7 +305,9 @@ def stream_type(chapter: Chapter) -> str:
 def _chapter_entry(
     request: HttpRequest, manga: Manga, chapter: Chapter, tags: list[str], progress: Any, stream_type: str
 ) -> Entry:
-    pages = _abs(request, "page", chapter.id, 0).replace("/0/", "/{pageNumber}/") + "?maxWidth={maxWidth}"
+    signed = signed_stream_path(chapter.id, request.user)  # read without a session or a password check
+    stream = request.build_absolute_uri(signed) if signed else _abs(request, "page", chapter.id, 0)[: -len("0/")]
+    pages = stream + "{pageNumber}/?maxWidth={maxWidth}"
     pse = atom.pse_attributes(
         chapter.stored_pages, progress.last_page if progress else 0, progress.updated_at if progress else None
     )

@@ -18,14 +18,21 @@ def page_response(
 ) -> HttpResponse:
     """The page as stored; scaled to a copy width (`reader.images.COPY_WIDTHS`) at most `max_width` when the page
     is wider than that; as `as_type` when given and different."""
+    name, content_type, etag = page_copy(page, max_width, as_type=as_type)
+    return serve_stored(request, name, content_type, etag=etag)
+
+
+def page_copy(page: Page, max_width: int | None, *, as_type: str | None = None) -> tuple[str, str, str]:
+    """(storage name, type, ETag) of what `page_response` serves, the copy made now if it is missing; Http404
+    when the page's file is."""
     width = cache_width(max_width) if needs_downscale(page.width, max_width) and max_width else None
     if width is not None and width >= page.width:  # asked below the narrowest step, which the page is not wider than
         width = None
     wanted = as_type or (scaled_type(page.content_type) if width else page.content_type)
     if width is None and wanted == page.content_type:
-        return serve_stored(request, page.image.name, page.content_type, etag=page.sha256)
+        return page.image.name, page.content_type, page.sha256
     name = _copy(page.image.name, "page", width, wanted)
-    return serve_stored(request, name, wanted, etag=f"{page.sha256}-w{width or 0}-{wanted.split('/')[1]}")
+    return name, wanted, f"{page.sha256}-w{width or 0}-{wanted.split('/')[1]}"
 
 
 def cover_type(name: str) -> str:

@@ -22,6 +22,7 @@ from catalog.bookmarks import create_bookmark
 from catalog.chapter_order import reading_key
 from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
 from catalog.page_rows import PAGE_FIELDS, page_by_id
+from catalog.serving.signed_urls import signed_page_url
 from reader import library as listings
 from reader import shelves
 from reader.chapter_list import chapter_counts, chapter_page, page_of
@@ -198,11 +199,16 @@ def bookmark_toggle(request: HttpRequest, manga_id: str) -> HttpResponse:
     return redirect("reader:manga", manga_id=manga.id)
 
 
-def _page_urls(page: Page) -> dict[str, object]:
+# What a chapter page reads of its pages: their sizes, and what a signed URL of each names (catalog.serving).
+_PAGE_URL_FIELDS = ("id", "width", "height", "image", "content_type", "sha256")
+
+
+def _page_urls(page: Page, user: object) -> dict[str, object]:
     return {
         "width": page.width,
         "height": page.height,
-        "full": reverse("catalog-api:page-image", args=[page.id]),
+        # The page as stored, served without Django's request cycle; the API's route where none is signed.
+        "full": signed_page_url(page, user) or reverse("catalog-api:page-image", args=[page.id]),
         "scaled": reverse("reader:page-image", args=[page.id]),
     }
 
@@ -214,7 +220,7 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
     chapter = get_object_or_404(
         Chapter.objects.select_related("manga", "source"), pk=chapter_id, dropped_at__isnull=True
     )
-    pages = list(Page.objects.filter(chapter=chapter).order_by("index").only("id", "width", "height"))
+    pages = list(Page.objects.filter(chapter=chapter).order_by("index").only(*_PAGE_URL_FIELDS))
     if not pages:
         raise Http404("This chapter has no stored pages yet.")
     siblings = list(
@@ -228,7 +234,7 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
     following = after[0] if after else None
     # The next chapter's first pages, fetched while this one's last pages are read.
     next_pages = (
-        list(Page.objects.filter(chapter=following).order_by("index").only("id", "width", "height")[:NEXT_PRELOAD])
+        list(Page.objects.filter(chapter=following).order_by("index").only(*_PAGE_URL_FIELDS)[:NEXT_PRELOAD])
         if following
         else []
     )
@@ -249,9 +255,9 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
         "previousUrl": reverse("reader:chapter", args=[before[-1].id]) if before else "",
         "nextUrl": reverse("reader:chapter", args=[following.id]) if following else "",
         "nextTitle": chapter_title(following) if following else "",
-        "nextPages": [_page_urls(p) for p in next_pages],
+        "nextPages": [_page_urls(p, request.user) for p in next_pages],
         "mangaUrl": reverse("reader:manga", args=[chapter.manga_id]),
-        "pages": [_page_urls(p) for p in pages],
+        "pages": [_page_urls(p, request.user) for p in pages],
         # The widths scaled copies are made at: the reader asks for one of them, the server keeps one copy each.
         "copyWidths": list(COPY_WIDTHS),
     }

@@ -1,7 +1,8 @@
 """Pure decisions about an image response's headers: validators, byte ranges, caching.
 
 Kept apart from the responder so each rule is tested directly, without a
-request or a stored file.
+request or a stored file, and so the signed-URL handler that answers without
+Django (mangalord/signed_routes.py) answers with the same rules.
 """
 
 from __future__ import annotations
@@ -35,6 +36,25 @@ class ByteRange:
 
 class Unsatisfiable(ValueError):
     """A well-formed range that starts past the end of the file: 416."""
+
+
+def answer_headers(quoted: str, *, ranges: bool = True) -> list[tuple[str, str]]:
+    """The headers every image answer carries (a 304 and a 416 too): its ETag, caching, and whether it takes ranges."""
+    headers = [("ETag", quoted)] if quoted else []
+    headers.append(("Cache-Control", CACHE_CONTROL))
+    if ranges:
+        headers.append(("Accept-Ranges", "bytes"))
+    return headers
+
+
+def range_applies(range_header: str, if_range: str | None, quoted: str) -> bool:
+    """Whether `Range` is to be honoured: given, and no `If-Range` naming another version (then the whole file)."""
+    return bool(range_header) and (if_range is None or if_range == quoted)
+
+
+def unsatisfiable_range(size: int) -> str:
+    """The `Content-Range` of a 416."""
+    return f"bytes */{size}"
 
 
 def quoted_etag(etag: str) -> str:

@@ -18,12 +18,14 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModif
 
 from catalog.serving.accel import configured_location
 from catalog.serving.headers import (
-    CACHE_CONTROL,
     ByteRange,
     Unsatisfiable,
+    answer_headers,
     byte_range,
     etag_matches,
     quoted_etag,
+    range_applies,
+    unsatisfiable_range,
 )
 from catalog.serving.opening import Body, open_body, stored_size
 from catalog.streaming import CHUNK_BYTES, streamed
@@ -50,14 +52,14 @@ def serve_stored(request: HttpRequest, name: str, content_type: str, *, etag: st
 
 def _bytes(request: HttpRequest, name: str, content_type: str, quoted: str) -> HttpResponse:
     raw_range = request.headers.get("Range", "")
-    if not raw_range or request.headers.get("If-Range", quoted) != quoted:
+    if not range_applies(raw_range, request.headers.get("If-Range"), quoted):
         return _body_response(request, open_body(name), None, content_type)
     size = stored_size(name)
     try:
         wanted = byte_range(raw_range, size)
     except Unsatisfiable:
         response = HttpResponse(status=416, content_type="text/plain; charset=utf-8")
-        response["Content-Range"] = f"bytes */{size}"
+        response["Content-Range"] = unsatisfiable_range(size)
         return response
     return _body_response(request, open_body(name, wanted), wanted, content_type)
 
@@ -96,9 +98,6 @@ def _blocks(body: Body, length: int) -> Iterator[bytes]:
 
 
 def _finish(response: HttpResponse, quoted: str, *, ranges: bool = True) -> HttpResponse:
-    if quoted:
-        response["ETag"] = quoted
-    response["Cache-Control"] = CACHE_CONTROL
-    if ranges:
-        response["Accept-Ranges"] = "bytes"
+    for name, value in answer_headers(quoted, ranges=ranges):
+        response[name] = value
     return response

@@ -53,7 +53,8 @@ def test_feedparser_walks_root_manga_feed_and_pse_then_fetches_a_page_with_basic
 
     page_url = stream.href.replace("{pageNumber}", "1").replace("{maxWidth}", "540")  # one of the copy widths
     with httpx.Client(auth=("alice", PASSWORD), timeout=30) as http:
-        assert http.get(page_url, auth=None).status_code == 401
+        assert http.get(page_url, auth=None).status_code == 200, "signed for alice: the URL is the credential"
+        assert http.get(f"{live_server.url}/opds/chapters/{ch.id}/pages/1/", auth=None).status_code == 401
         image = http.get(page_url)
         assert image.status_code == 200
         assert Image.open(io.BytesIO(image.content)).size == (540, 720)

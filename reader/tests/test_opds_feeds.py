@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from django.db import connection
@@ -109,7 +110,11 @@ def test_manga_feed_lists_chapters_in_number_order_with_cbz_pse_cover_and_metada
     assert cbz.get("href") == f"http://testserver/opds/chapters/{c2.id}/cbz/"
     stream = first.xpath("a:link[@rel='http://vaemendis.net/opds-pse/stream']", namespaces=NS)[0]
     assert stream.get(PSE_COUNT) == "2"
-    assert stream.get("href") == f"http://testserver/opds/chapters/{c2.id}/pages/{{pageNumber}}/?maxWidth={{maxWidth}}"
+    # Signed for its reader (mangalord/signed_routes.py): any page of this chapter, for alice, for a while.
+    signed_stream = (
+        rf"http://testserver/signed/pse/[\w-]+/\d+/{alice.pk}/{c2.id}/\{{pageNumber\}}/\?maxWidth=\{{maxWidth\}}"
+    )
+    assert re.fullmatch(signed_stream, stream.get("href"))
     assert stream.get(PSE_LAST) is None
     tenth_stream = tenth.xpath("a:link[@rel='http://vaemendis.net/opds-pse/stream']", namespaces=NS)[0]
     assert tenth_stream.get(PSE_LAST) == "2"
