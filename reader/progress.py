@@ -174,6 +174,12 @@ def mark_read_through_chapter(*, user: Any, chapter: Chapter) -> int:
     return _complete_with_twins(user, [*earlier, *readable_chapters(chapter.manga_id).filter(pk=chapter.pk)])
 
 
+def mark_read(*, user: Any, chapters: list[Chapter]) -> int:
+    """`chapters` (carrying `stored_pages`) completed, with their copies in the series' other sources; how many
+    of `chapters` changed (a reader's "mark the series read" or "read up to here" over a series' shown chapters)."""
+    return _complete_with_twins(user, chapters)
+
+
 def _complete_with_twins(user: Any, chapters: list[Chapter]) -> int:
     """`chapters` and their twins completed; how many of `chapters` themselves changed."""
     changed = _complete(user, chapters)
