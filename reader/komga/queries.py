@@ -147,8 +147,19 @@ def _sorted(rows: QuerySet[Manga], wanted: list[params.Sort], searched: str) -> 
     return rows.order_by(*order, "id")
 
 
+def series_page(user: Any, ids: list[Any]) -> list[Manga]:
+    """The series of `ids` (one page of `filtered_series`), in that order, as `series_rows` carries them.
+
+    The page is cut first and annotated after: PostgreSQL computes a row's select list before the LIMIT
+    drops it, so annotating the whole list would count the books of every series a deep page skips.
+    """
+    rows = {m.pk: m for m in series_rows(user).filter(pk__in=ids)}
+    return [rows[pk] for pk in ids if pk in rows]
+
+
 def filtered_series(user: Any, wanted: SeriesFilter) -> QuerySet[Manga]:
-    rows = series_rows(user)
+    """The leads a series list shows, filtered and in order (no annotation: `series_page` adds them to a page)."""
+    rows = leads()
     if wanted.deleted is True or wanted.publishers:
         return rows.none()  # nothing here is deleted, and no series has a publisher
     if wanted.search:

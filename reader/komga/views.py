@@ -108,8 +108,8 @@ class SeriesList(KomgaView):
     def get(self, request: Request) -> Response:
         wanted = params.series_filter(request.query_params)
         paging = params.paging(request.query_params)
-        mangas, total = _page_of(queries.filtered_series(request.user, wanted), paging)
-        mangas = with_union_counts(request.user, mangas)
+        ids, total = _page_of(queries.filtered_series(request.user, wanted).values_list("pk", flat=True), paging)
+        mangas = with_union_counts(request.user, queries.series_page(request.user, ids))
         return Response(dto.spring_page(_series_json(request, mangas), paging, total))
 
 
