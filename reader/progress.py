@@ -52,14 +52,18 @@ def twins(chapters: list[Chapter]) -> list[Chapter]:
         return []
     mine = {c.pk for c in chapters}
     series_of = dict(Manga.objects.filter(pk__in={c.manga_id for c in chapters}).values_list("pk", "series_id"))
-    wanted = {(series_of[c.manga_id], key_of(c)) for c in chapters}
+    # Per chapter key, the mangas whose copy is among `chapters`: another row of one of those is no twin. The
+    # chapters may span several copies of a series (a merged series' shown chapters): each key's twins are
+    # the copies of the other mangas.
+    given: dict[tuple[Any, Any], set[Any]] = {}
+    for c in chapters:
+        given.setdefault((series_of[c.manga_id], key_of(c)), set()).add(c.manga_id)
     candidates = (
         Chapter.objects.filter(manga__series_id__in=set(series_of.values()), kind__in={c.kind for c in chapters})
-        .exclude(manga_id__in=series_of.keys())
         .exclude(pk__in=mine)
         .annotate(stored_pages=stored_pages(), series_id=F("manga__series_id"))
     )
-    return [c for c in candidates if (c.series_id, key_of(c)) in wanted]
+    return [c for c in candidates if c.manga_id not in given.get((c.series_id, key_of(c)), {c.manga_id})]
 
 
 def stored_page_count(chapter: Chapter) -> int:
@@ -172,6 +176,12 @@ def mark_read_through_chapter(*, user: Any, chapter: Chapter) -> int:
     "read up to here"): main chapters up to a main chapter, extras up to an extra, never one for the other."""
     earlier = readable_chapters(chapter.manga_id).filter(before(chapter), kind=chapter.kind)
     return _complete_with_twins(user, [*earlier, *readable_chapters(chapter.manga_id).filter(pk=chapter.pk)])
+
+
+def mark_read(*, user: Any, chapters: list[Chapter]) -> int:
+    """`chapters` (carrying `stored_pages`) completed, with their copies in the series' other sources; how many
+    of `chapters` changed (a reader's "mark the series read" or "read up to here" over a series' shown chapters)."""
+    return _complete_with_twins(user, chapters)
 
 
 def _complete_with_twins(user: Any, chapters: list[Chapter]) -> int:

@@ -220,6 +220,7 @@ def _series_operations(client: Any, size: Size) -> list[Operation]:
 
 
 def operations(size: Size) -> list[Operation]:
+    from bigsite import komga_series
     from jobs import housekeeping, queue
     from jobs.counts import queue_counts
 
@@ -313,6 +314,7 @@ def operations(size: Size) -> list[Operation]:
             _get(client, f"/api/v1/series/{LONG_MANGA_ID}/books", page=long_books_page),
         ),
         *_series_operations(client, size),
+        *komga_series.operations(client, size),
     ]
 
 

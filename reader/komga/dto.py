@@ -126,9 +126,13 @@ def read_progress(progress: ReadProgress | None, pages: int) -> dict[str, Any] |
 
 
 def book(item: Book, *, url: str) -> dict[str, Any]:
-    """A BookDto. The chapter carries `stored_pages`, `stored_bytes` and its manga."""
+    """A BookDto. The chapter carries `stored_pages`, `stored_bytes` and its manga.
+
+    Its series is the series' lead whichever copy the chapter comes from, so a book of another source's copy
+    (a merged series' shown chapter, or an alternate a client stored) names the series the client lists.
+    """
     chapter: Chapter = item.chapter
-    manga = chapter.manga
+    manga = item.series or chapter.manga
     title = chapter_title(chapter)
     size = int(chapter.stored_bytes or 0)
     metadata: dict[str, Any] = {

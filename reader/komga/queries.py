@@ -29,11 +29,15 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from catalog.chapter_numbers import CHAPTER, EXTRA
-from catalog.chapter_order import READING_ORDER, before
+from catalog.chapter_order import READING_ORDER, before, reading_key
 from catalog.models import LATEST_CHAPTER_ORDER, Chapter, Manga, MangaSource, Page, Tag
-from catalog.search import title_matches, title_search
+from catalog.search import title_matches
+from catalog.series_books import chapter_union, shown_chapters
+from catalog.series_chapters import key_of
+from catalog.series_leads import is_merged, lead_of, leads
 from reader.komga import params
 from reader.komga.params import BookFilter, SeriesFilter
+from reader.komga.ranking import ranked_search
 from reader.models import ReadProgress
 from reader.progress import progress_by_chapter, stored_pages
 
@@ -72,9 +76,15 @@ def _library_id() -> Subquery:
 
 
 def series_rows(user: Any) -> QuerySet[Manga]:
-    """Every manga as a Komga series for `user`: book counts, library id, tags (one prefetch)."""
-    return Manga.objects.annotate(**_book_counts(user), library_id=_library_id()).prefetch_related(
-        Prefetch("tags", queryset=Tag.objects.order_by("name"))
+    """Every series' lead as a Komga series for `user`: book counts, library id, tags (one prefetch).
+
+    The counts are the lead's own chapters'; a merged series' entries are recounted over the union
+    (reader.komga.series.with_union_counts).
+    """
+    return (
+        leads()
+        .annotate(**_book_counts(user), library_id=_library_id())
+        .prefetch_related(Prefetch("tags", queryset=Tag.objects.order_by("name")))
     )
 
 
@@ -83,15 +93,23 @@ def _read_status_q(user: Any, statuses: list[str]) -> Q:
 
     READ: it has books and none is unfinished; UNREAD: no book read or begun;
     IN_PROGRESS: some book read or begun, some unfinished.
+
+    The tests ask over every chapter of the series (all its copies), not the
+    lead's alone: a merged series' books are one copy per chapter key, and
+    the copies share completion (reader.progress.twins), so "no readable
+    chapter of the series unfinished" is "no book unfinished", and a chapter
+    begun in any copy has begun the series. For a series of one manga the
+    series' chapters are the lead's, the same test as before series.
     """
-    books = readable(Chapter.objects.filter(manga=OuterRef("pk")))
+    in_series = Q(manga__series_id=OuterRef("series_id"))
+    books = readable(Chapter.objects.filter(in_series))
     finished = ReadProgress.objects.filter(user_id=user.pk, chapter=OuterRef("pk"), completed=True)
     unfinished = Exists(books.exclude(Exists(finished)))
     started = Exists(
         ReadProgress.objects.filter(
             Q(completed=True) | Q(last_page__gt=0),
             user_id=user.pk,
-            chapter__manga=OuterRef("pk"),
+            chapter__manga__series_id=OuterRef("series_id"),
             chapter__dropped_at__isnull=True,
             chapter__sync_state=Chapter.SyncState.DONE,
         )
@@ -115,7 +133,7 @@ def _author_q(name: str) -> Q:
 
 def _sorted(rows: QuerySet[Manga], wanted: list[params.Sort], searched: str) -> QuerySet[Manga]:
     if not wanted:
-        return title_search(rows, searched) if searched else rows.order_by(*LATEST_CHAPTER_ORDER)
+        return ranked_search(rows, searched) if searched else rows.order_by(*LATEST_CHAPTER_ORDER)
     order: list[Any] = []
     for sort in wanted:
         if sort.key in ("metadata.titleSort", "name"):
@@ -129,14 +147,30 @@ def _sorted(rows: QuerySet[Manga], wanted: list[params.Sort], searched: str) -> 
     return rows.order_by(*order, "id")
 
 
+def series_page(user: Any, ids: list[Any]) -> list[Manga]:
+    """The series of `ids` (one page of `filtered_series`), in that order, as `series_rows` carries them.
+
+    The page is cut first and annotated after: PostgreSQL computes a row's select list before the LIMIT
+    drops it, so annotating the whole list would count the books of every series a deep page skips.
+    """
+    rows = {m.pk: m for m in series_rows(user).filter(pk__in=ids)}
+    return [rows[pk] for pk in ids if pk in rows]
+
+
 def filtered_series(user: Any, wanted: SeriesFilter) -> QuerySet[Manga]:
-    rows = series_rows(user)
+    """The leads a series list shows, filtered and in order (no annotation: `series_page` adds them to a page)."""
+    rows = leads()
     if wanted.deleted is True or wanted.publishers:
         return rows.none()  # nothing here is deleted, and no series has a publisher
     if wanted.search:
-        rows = title_matches(rows, wanted.search)
+        # A series is found by any copy's title or alternative titles, not only its lead's.
+        rows = rows.filter(series_id__in=title_matches(Manga.objects.all(), wanted.search).values("series_id"))
     if wanted.library_ids:
-        rows = rows.filter(Exists(MangaSource.objects.filter(manga=OuterRef("pk"), source_id__in=wanted.library_ids)))
+        # A series is in a library (a source) when any of its copies comes from it.
+        from_library = MangaSource.objects.filter(
+            manga__series_id=OuterRef("series_id"), source_id__in=wanted.library_ids
+        )
+        rows = rows.filter(Exists(from_library))
     if wanted.statuses:
         rows = rows.filter(status__in=[ours for s in wanted.statuses for ours in _KOMGA_TO_STATUS[s]])
     if wanted.tags:
@@ -159,12 +193,19 @@ def book_rows() -> QuerySet[Chapter]:
     return Chapter.objects.select_related("manga").annotate(stored_pages=stored_pages(), stored_bytes=stored_bytes())
 
 
+def shown_readable(lead: Manga) -> QuerySet[Chapter]:
+    """The series' shown chapters that can be read, in reading order, with `stored_pages`."""
+    shown = shown_chapters(lead).filter(sync_state=Chapter.SyncState.DONE)
+    return shown.annotate(stored_pages=stored_pages()).order_by(*READING_ORDER)
+
+
 @dataclass(frozen=True)
 class Book:
     chapter: Chapter
     position: int  # 1-based place in the series, Komga's book "number"
     progress: ReadProgress | None
     extra_position: int = 0  # 1-based place among the series' extras (0 for a main chapter)
+    series: Manga | None = None  # the series' lead, when the chapter is another copy's (else chapter.manga)
 
 
 # Extras of one series told apart by number_sort (steps of 1/10,000 above -1); any more share the last step.
@@ -201,14 +242,22 @@ def media_status_of(sync_state: str) -> str:
     return "READY" if sync_state == Chapter.SyncState.DONE else "UNKNOWN"
 
 
-def series_books(user: Any, manga: Manga, wanted: BookFilter) -> list[Book]:
-    """The series' live chapters as books, numbered by position, filtered and sorted as asked (three queries)."""
+def series_books(user: Any, lead: Manga, wanted: BookFilter) -> list[Book]:
+    """The series' shown chapters as books, numbered by position, filtered and sorted as asked.
+
+    Three queries for a series of one manga, as before series; a merged series' union costs three more.
+    """
     if wanted.deleted is True:
         return []
-    chapters = list(book_rows().filter(manga=manga, dropped_at__isnull=True).order_by(*READING_ORDER))
+    chapters = list(
+        shown_chapters(lead)
+        .select_related("manga")
+        .annotate(stored_pages=stored_pages(), stored_bytes=stored_bytes())
+        .order_by(*READING_ORDER)
+    )
     progress = progress_by_chapter(user, [c.id for c in chapters])
     main = sum(1 for c in chapters if c.kind == CHAPTER)  # READING_ORDER puts every extra after them
-    books = [Book(c, n, progress.get(c.id), max(n - main, 0)) for n, c in enumerate(chapters, start=1)]
+    books = [Book(c, n, progress.get(c.id), max(n - main, 0), lead) for n, c in enumerate(chapters, start=1)]
     if wanted.media_statuses:
         books = [b for b in books if media_status(b.chapter) in wanted.media_statuses]
     if wanted.read_statuses:
@@ -236,7 +285,7 @@ class _Placed:
 
 
 def series_books_page(
-    user: Any, manga: Manga, wanted: BookFilter, offset: int, size: int | None
+    user: Any, lead: Manga, wanted: BookFilter, offset: int, size: int | None
 ) -> tuple[list[Book], int]:
     """One page of `series_books` and how many books match, loading only the page's chapters in full.
 
@@ -245,9 +294,9 @@ def series_books_page(
     A read-status filter needs every chapter's progress, and takes `series_books` whole.
     """
     if wanted.read_statuses or wanted.deleted is True:
-        books = series_books(user, manga, wanted)
+        books = series_books(user, lead, wanted)
         return (books if size is None else books[offset : offset + size]), len(books)
-    keys = Chapter.objects.filter(manga=manga, dropped_at__isnull=True).order_by(*READING_ORDER)
+    keys = shown_chapters(lead).order_by(*READING_ORDER)
     placed = [
         _Placed(key, n, created, updated, state, kind)
         for n, (key, created, updated, state, kind) in enumerate(
@@ -268,7 +317,7 @@ def series_books_page(
     chapters = {c.id: c for c in book_rows().filter(pk__in=[p.id for p in shown])}
     progress = progress_by_chapter(user, [p.id for p in shown])
     books = [
-        Book(chapters[p.id], p.position, progress.get(p.id), max(p.position - main, 0))
+        Book(chapters[p.id], p.position, progress.get(p.id), max(p.position - main, 0), lead)
         for p in shown
         if p.id in chapters
     ]
@@ -276,11 +325,19 @@ def series_books_page(
 
 
 def one_book(user: Any, chapter_id: Any) -> Book | None:
+    """A live chapter as a book of its series, any copy's: numbered where its chapter key stands in the series."""
     chapter = book_rows().filter(pk=chapter_id, dropped_at__isnull=True).first()
     if chapter is None:
         return None
-    earlier = Chapter.objects.filter(manga_id=chapter.manga_id, dropped_at__isnull=True).filter(before(chapter))
-    counts = earlier.aggregate(all=Count("pk"), extras=Count("pk", filter=Q(kind=EXTRA)))
     progress = ReadProgress.objects.filter(user_id=user.pk, chapter=chapter).first()
-    extra_position = counts["extras"] + 1 if chapter.kind == EXTRA else 0
-    return Book(chapter, counts["all"] + 1, progress, extra_position)
+    if not is_merged(chapter.manga):
+        earlier = Chapter.objects.filter(manga_id=chapter.manga_id, dropped_at__isnull=True).filter(before(chapter))
+        counts = earlier.aggregate(all=Count("pk"), extras=Count("pk", filter=Q(kind=EXTRA)))
+        extra_position = counts["extras"] + 1 if chapter.kind == EXTRA else 0
+        return Book(chapter, counts["all"] + 1, progress, extra_position)
+    # Another copy of a shown chapter (an alternate) is numbered as the chapter shown for its key.
+    shown = sorted((entry.shown for entry in chapter_union(chapter.manga.series_id)), key=reading_key)
+    key = key_of(chapter)
+    position = next((n for n, c in enumerate(shown, start=1) if key_of(c) == key), len(shown))
+    extra_position = sum(1 for c in shown[:position] if c.kind == EXTRA) if chapter.kind == EXTRA else 0
+    return Book(chapter, position, progress, extra_position, lead_of(chapter.manga))

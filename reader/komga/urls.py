@@ -11,6 +11,7 @@ v1 = [
     path("series/<str:series_id>", v.SeriesDetail.as_view(), name="series-detail"),
     path("series/<str:series_id>/books", v.SeriesBooks.as_view(), name="series-books"),
     path("series/<str:series_id>/thumbnail", v.SeriesThumbnail.as_view(), name="series-thumbnail"),
+    path("series/<str:series_id>/read-progress", v.SeriesReadProgress.as_view(), name="series-read-progress"),
     path("books/<str:book_id>", v.BookDetail.as_view(), name="book"),
     path("books/<str:book_id>/pages", v.BookPages.as_view(), name="book-pages"),
     path("books/<str:book_id>/pages/<int:number>", v.BookPage.as_view(), name="book-page"),

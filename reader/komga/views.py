@@ -34,9 +34,10 @@ from catalog.models import Chapter, Manga, Page, Source, Tag
 from catalog.page_rows import page_of_chapter
 from reader.komga import dto, params, queries
 from reader.komga.params import BadParam
+from reader.komga.series import forget_series, lead, with_union_counts
 from reader.models import ReadProgress
 from reader.page_images import THUMBNAIL_WIDTH, cover_thumbnail_response, page_response
-from reader.progress import forget_progress, mark_read_through, readable_chapters, set_progress
+from reader.progress import forget_progress, mark_read, set_progress
 from reader.source_settings import language, reading_direction
 
 
@@ -96,13 +97,6 @@ def _page_of(rows: QuerySet[Any] | list[Any], paging: params.Paging) -> tuple[li
     return list(rows if paging.unpaged else rows[paging.offset : paging.offset + paging.size]), total
 
 
-def _manga(manga_id: str) -> Manga:
-    try:
-        return get_object_or_404(Manga.objects.only("id"), pk=manga_id)
-    except ValidationError as exc:  # a malformed UUID is as unknown as a missing one
-        raise Http404("No such series.") from exc
-
-
 def _chapter(book_id: str) -> Chapter:
     try:
         return get_object_or_404(Chapter.objects.only("id", "manga_id"), pk=book_id, dropped_at__isnull=True)
@@ -114,14 +108,17 @@ class SeriesList(KomgaView):
     def get(self, request: Request) -> Response:
         wanted = params.series_filter(request.query_params)
         paging = params.paging(request.query_params)
-        mangas, total = _page_of(queries.filtered_series(request.user, wanted), paging)
+        ids, total = _page_of(queries.filtered_series(request.user, wanted).values_list("pk", flat=True), paging)
+        mangas = with_union_counts(request.user, queries.series_page(request.user, ids))
         return Response(dto.spring_page(_series_json(request, mangas), paging, total))
 
 
 class SeriesDetail(KomgaView):
+    """A series by its lead's id or any copy's: the series' data under the lead's id (reader.komga.series)."""
+
     def get(self, request: Request, series_id: str) -> Response:
-        manga = queries.series_rows(request.user).filter(pk=_manga(series_id).pk).first()
-        return Response(_series_json(request, [manga])[0])
+        mangas = list(queries.series_rows(request.user).filter(pk=lead(series_id).pk))
+        return Response(_series_json(request, with_union_counts(request.user, mangas))[0])
 
 
 class SeriesBooks(KomgaView):
@@ -129,17 +126,17 @@ class SeriesBooks(KomgaView):
         wanted = params.book_filter(request.query_params)
         paging = params.paging(request.query_params)
         books, total = queries.series_books_page(
-            request.user, _manga(series_id), wanted, paging.offset, None if paging.unpaged else paging.size
+            request.user, lead(series_id), wanted, paging.offset, None if paging.unpaged else paging.size
         )
         return Response(dto.spring_page([_book_json(request, b) for b in books], paging, total))
 
 
 class SeriesThumbnail(KomgaView):
     def get(self, request: Request, series_id: str) -> HttpResponse:
-        manga = get_object_or_404(Manga.objects.only("cover"), pk=_manga(series_id).pk)
+        manga = lead(series_id)
         if manga.cover:
             return cover_thumbnail_response(request, manga.cover.name)
-        first = Page.objects.filter(chapter__in=readable_chapters(manga)[:1]).order_by("index").first()
+        first = Page.objects.filter(chapter__in=queries.shown_readable(manga)[:1]).order_by("index").first()
         if first is None:
             raise Http404("This series has no cover and no page yet.")
         return page_response(request, first, THUMBNAIL_WIDTH)
@@ -218,19 +215,32 @@ class TachiyomiProgress(KomgaUserView):
     """
 
     def get(self, request: Request, series_id: str) -> Response:
-        manga = _manga(series_id)
-        chapters = list(readable_chapters(manga).filter(kind=Chapter.Kind.CHAPTER).only("id", "number"))
+        chapters = list(queries.shown_readable(lead(series_id)).filter(kind=Chapter.Kind.CHAPTER).only("id", "number"))
         rows = {r.chapter_id: r for r in ReadProgress.objects.filter(user=request.user, chapter__in=chapters)}
         completed = {i for i, c in enumerate(chapters) if c.id in rows and rows[c.id].completed}
         started = {i for i, c in enumerate(chapters) if c.id in rows and rows[c.id].last_page > 0}
         return Response(dto.tracker_progress([c.number for c in chapters], completed, started))
 
     def put(self, request: Request, series_id: str) -> Response:
-        manga = _manga(series_id)
+        manga = lead(series_id)
         body = request.data if isinstance(request.data, dict) else {}
         if "lastBookNumberSortRead" not in body:
             raise BadParam("lastBookNumberSortRead", "is required")
-        mark_read_through(user=request.user, manga=manga, number=params.number_sort(body["lastBookNumberSortRead"]))
+        number = params.number_sort(body["lastBookNumberSortRead"])
+        through = queries.shown_readable(manga).filter(kind=Chapter.Kind.CHAPTER, number__lte=number)
+        mark_read(user=request.user, chapters=list(through))
+        return Response(status=204)
+
+
+class SeriesReadProgress(KomgaUserView):
+    """Mark a whole series read (every book it shows, and their copies) or unread (every copy forgotten)."""
+
+    def post(self, request: Request, series_id: str) -> Response:
+        mark_read(user=request.user, chapters=list(queries.shown_readable(lead(series_id))))
+        return Response(status=204)
+
+    def delete(self, request: Request, series_id: str) -> Response:
+        forget_series(request.user, lead(series_id))
         return Response(status=204)
 
 

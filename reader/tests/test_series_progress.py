@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from catalog import series as service
+from catalog.models import Chapter
 from reader.models import ReadProgress
 from reader.tests import factories as f
 from reader.tests.conftest import PASSWORD, basic
@@ -108,3 +109,14 @@ def test_after_a_split_reading_one_copy_no_longer_marks_the_other(alice_client, 
     service.split_mangas([merged["b"]], via="test")
     alice_client.put(f"/api/v1/progress/{merged['a2'].id}/", {"last_page": 3}, format="json")
     assert _completed(alice) == {merged["a2"].id}
+
+
+def test_marking_chapters_of_several_copies_read_marks_each_ones_copies(alice, merged):
+    """A merged series' shown chapters come from several copies (here a1 and b3): each one's twins in the other
+    copy are completed too, not left out because their manga is among the chapters marked."""
+    from reader.progress import mark_read, stored_pages
+
+    shown = Chapter.objects.filter(pk__in=[merged["a1"].pk, merged["b3"].pk]).annotate(stored_pages=stored_pages())
+    assert mark_read(user=alice, chapters=list(shown)) == 2
+    done = set(ReadProgress.objects.filter(user=alice, completed=True).values_list("chapter_id", flat=True))
+    assert done == {merged["a1"].pk, merged["b3"].pk, merged["b1"].pk}  # b1 is a1's copy; b3 has none in alpha
