@@ -7,7 +7,7 @@ class CrawlerConfig(AppConfig):
 
     def ready(self) -> None:
         from catalog import source_settings
-        from catalog.signals import bookmark_created
+        from catalog.signals import bookmark_created, download_alternates_enabled
         from crawler import bookmark_hook, download_policy
         from crawler.sources import kinds as source_kinds
         from crawler.sources.config import SECRET_HEADERS, SETTINGS_KEYS
@@ -30,3 +30,6 @@ class CrawlerConfig(AppConfig):
         kinds.register(*CRAWL_KINDS)
 
         bookmark_created.connect(bookmark_hook.enqueue_bookmarked_chapters, dispatch_uid="crawler.bookmark_hook")
+        download_alternates_enabled.connect(
+            bookmark_hook.enqueue_series_alternates, dispatch_uid="crawler.enqueue_series_alternates"
+        )
