@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 
 from catalog import series as service
-from crawler import audit
 from console.status.series_sources import series_sources
+from crawler import audit
 from testsupport import api_factories as f
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_ok]
