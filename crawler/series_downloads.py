@@ -80,8 +80,8 @@ def _shared_series(manga_ids: set[uuid.UUID]) -> set[uuid.UUID]:
     )
 
 
-def _chosen_in(series_ids: set[uuid.UUID]) -> set[uuid.UUID]:
-    """Every chapter chosen for download in these series."""
+def _chosen_in(series_ids: set[uuid.UUID], retry: frozenset[uuid.UUID] = frozenset()) -> set[uuid.UUID]:
+    """Every chapter chosen for download in these series; the failed copies in `retry` compete as if new."""
     chosen: set[uuid.UUID] = set()
     for series in Series.objects.filter(pk__in=series_ids):
         chapters = list(
@@ -91,7 +91,10 @@ def _chosen_in(series_ids: set[uuid.UUID]) -> set[uuid.UUID]:
         )
         sources = MangaSource.objects.filter(manga__series=series).values_list("source_id", flat=True)
         order = source_order(series.source_order, sources)
-        copies = [Copy(c.id, key_of(c), c.source_id, c.sync_state, c.dropped_at is not None) for c in chapters]
+        copies = [
+            Copy(c.id, key_of(c), c.source_id, "new" if c.id in retry else c.sync_state, c.dropped_at is not None)
+            for c in chapters
+        ]
         chosen |= wanted(copies, order, alternates=series.download_alternates)
     return chosen
 
@@ -102,7 +105,10 @@ def only_wanted(chapters: Sequence[Chapter]) -> list[Chapter]:
     if not shared:
         return list(chapters)
     series_of = dict(Manga.objects.filter(series__in=shared).values_list("pk", "series_id"))
-    chosen = _chosen_in(shared)
+    # A failed copy asked for again (an operator's requeue, a repair of lost pages) is tried again, as a chapter of a
+    # one-source manga is: first in its series' order it is downloaded from its own source, else it waits.
+    retry = frozenset(c.id for c in chapters if c.sync_state == _FAILED)
+    chosen = _chosen_in(shared, retry)
     return [c for c in chapters if c.manga_id not in series_of or c.id in chosen]
 
 

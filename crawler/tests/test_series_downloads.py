@@ -231,3 +231,17 @@ def test_a_series_asked_for_alternates_downloads_every_sources_copy_once_and_kee
     Chapter.objects.filter(manga__in=[first, second]).update(sync_state=Chapter.SyncState.NEW)
     enqueue_chapter_content(Chapter.objects.filter(manga__in=[first, second]))
     assert _queued_chapters() == preferred
+
+
+def test_a_failed_copy_requeued_by_the_operator_is_tried_again_from_its_own_source(two_sources):
+    first, second = two_sources
+    chapter = Chapter.objects.filter(manga=first).order_by("number").first()
+    twin = Chapter.objects.get(manga=second, source_chapter_key=chapter.source_chapter_key)
+    Chapter.objects.filter(pk=chapter.pk).update(sync_state=Chapter.SyncState.FAILED)
+    # The chapter sync leaves a failed copy alone: the mirror's copy is what it would queue.
+    assert enqueue_chapter_content([twin]) == 1 and _queued_chapters() == {twin.id}
+    Job.objects.all().delete()
+    Chapter.objects.filter(pk=twin.pk).update(sync_state=Chapter.SyncState.NEW)
+    # Asked for again (a requeue, lost pages repaired): the preferred source's copy is tried again, alone.
+    assert enqueue_chapter_content([Chapter.objects.get(pk=chapter.pk)]) == 1
+    assert _queued_chapters() == {chapter.id}
