@@ -72,6 +72,8 @@ class Series(models.Model):
     merged_into = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="absorbed", db_index=False
     )
+    # Download every source's copy of each chapter, not only the preferred one's (crawler.series_downloads).
+    download_alternates = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -19,8 +19,9 @@ from django.db.models import Count
 from django.utils import timezone
 
 from catalog.models import Manga, MangaMatchKey, Series, SeriesChange, SeriesSuggestion
-from catalog.series_leads import refresh_leads
+from catalog.series_leads import refresh_lead_dates, refresh_leads
 from catalog.series_matching import match_keys
+from catalog.signals import download_alternates_enabled
 
 
 class SeriesChangeRefused(ValueError):
@@ -127,6 +128,17 @@ def set_source_order(series: Series, order: Sequence[str]) -> None:
     series.save(update_fields=["source_order", "updated_at"])
 
 
+def set_download_alternates(series: Series, on: bool, *, actor: Any = None, via: str) -> bool:
+    """Whether the series downloads every source's copy of a chapter, not only its preferred one's; turning it off
+    deletes nothing stored. Turning it on tells the crawler (`download_alternates_enabled`), which queues the copies
+    now wanted. Returns whether anything changed."""
+    changed = Series.objects.filter(pk=series.pk).exclude(download_alternates=on).update(download_alternates=on)
+    series.download_alternates = on
+    if changed and on:
+        download_alternates_enabled.send(sender=Series, series=series, actor=actor, via=via)
+    return bool(changed)
+
+
 def source_order(series_order: Sequence[str], available: Iterable[str]) -> list[str]:
     """The sources of `available` in preference order: the series' own, then the global priority, then by id."""
     available = sorted(set(available))
@@ -195,6 +207,8 @@ def _apply(
     # What readers show of each touched series changed (its chapters, its lead): the export rewrites its files.
     Series.objects.filter(pk__in=touched).update(updated_at=timezone.now())
     refresh_leads(touched)
+    # A lead carries its series' newest chapter time; a manga that stepped down gets its own back.
+    refresh_lead_dates(touched)
     return SeriesChange.objects.create(
         action=action,
         actor=actor if getattr(actor, "pk", None) else None,

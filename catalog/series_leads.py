@@ -11,6 +11,12 @@ link, a bookmark) keeps its id through merges, and gets it back on an undo.
 Readers list leads only and show, under a lead, the union of the series'
 chapters (catalog.series_books). A manga that is not a lead (a copy merged
 into a series) resolves to its lead, so an old link still opens the series.
+
+Readers sort "latest" by `Manga.latest_chapter_at`, so a lead carries the
+newest chapter time of its whole series: the chapter sync raises it when any
+copy gets a newer chapter (`raise_lead_date`), and every merge, split or undo
+computes it again for the series it touched (`refresh_lead_dates`). Other
+mangas keep their own.
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Case, Count, Max, OuterRef, Q, QuerySet, Subquery, When
+from django.db.models.functions import Coalesce
 
-from catalog.models import Manga
+from catalog.models import Chapter, Manga
 
 
 def leads() -> QuerySet[Manga]:
@@ -70,3 +77,35 @@ def merged_series(series_ids: Iterable[Any]) -> set[str]:
         .values_list("series_id", flat=True)
     )
     return {str(s) for s in rows}
+
+
+def _newest_chapter(chapters: QuerySet[Chapter], group: str) -> Subquery:
+    """The newest live chapter's time among `chapters` of the outer manga's `group` (its series, or itself)."""
+    return Subquery(
+        chapters.filter(dropped_at__isnull=True)
+        .values(group)
+        .annotate(at=Max(Coalesce("published_at", "created_at")))
+        .values("at")[:1]
+    )
+
+
+def refresh_lead_dates(series_ids: Iterable[Any]) -> None:
+    """Give every manga of `series_ids` its latest chapter time again, in one statement: a lead the newest of its
+    whole series' (readers sort "latest" by the lead), any other manga its own."""
+    ids = list({str(s) for s in series_ids})
+    if not ids:
+        return
+    series_wide = _newest_chapter(Chapter.objects.filter(manga__series_id=OuterRef("series_id")), "manga__series_id")
+    own = _newest_chapter(Chapter.objects.filter(manga_id=OuterRef("pk")), "manga_id")
+    Manga.objects.filter(series_id__in=ids).update(
+        latest_chapter_at=Case(When(leads_series=True, then=series_wide), default=own)
+    )
+
+
+def raise_lead_date(series_id: Any, at: Any) -> int:
+    """Move the series' lead's latest chapter time up to `at` when `at` is newer (one statement; 0 rows when not)."""
+    if at is None:
+        return 0
+    return Manga.objects.filter(
+        Q(latest_chapter_at__isnull=True) | Q(latest_chapter_at__lt=at), series_id=series_id, leads_series=True
+    ).update(latest_chapter_at=at)

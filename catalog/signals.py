@@ -15,3 +15,7 @@ library_exported = Signal()
 # Sent with `chapter` once every page of it is stored: the chapter is readable. Senders use `send_robust`, so a
 # listener's failure (notify recording it for the next digest) is logged and never fails the download.
 chapter_ready = Signal()
+
+# Sent with `series` (and `actor`, `via`) when an operator asks a series to download every source's copy of its
+# chapters (catalog.series.set_download_alternates): the crawler queues the copies now wanted.
+download_alternates_enabled = Signal()

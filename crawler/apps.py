@@ -7,7 +7,7 @@ class CrawlerConfig(AppConfig):
 
     def ready(self) -> None:
         from catalog import source_settings
-        from catalog.signals import bookmark_created
+        from catalog.signals import bookmark_created, download_alternates_enabled
         from crawler import bookmark_hook, download_policy, state_store
         from crawler.workers.handlers import CRAWL_KINDS
         from jobs import kinds
@@ -33,3 +33,6 @@ class CrawlerConfig(AppConfig):
         # A successful restart of the crawl worker's Chromium clears the sticky session_expired flags.
         browser.after_restart(state_store.clear_expired_sessions)
         bookmark_created.connect(bookmark_hook.enqueue_bookmarked_chapters, dispatch_uid="crawler.bookmark_hook")
+        download_alternates_enabled.connect(
+            bookmark_hook.enqueue_series_alternates, dispatch_uid="crawler.enqueue_series_alternates"
+        )

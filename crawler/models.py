@@ -37,6 +37,10 @@ class AuditEvent(models.Model):
     class Meta:
         db_table = "crawler_audit"
         ordering = ["-created_at"]
+        indexes = [
+            # The dashboard reads one action's rows, newest first (the series failovers).
+            models.Index(fields=["action", "-created_at"], name="crawler_audit_action_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.action} {self.scope} {self.target_id}"

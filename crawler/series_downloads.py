@@ -9,7 +9,12 @@ copy wants nothing more. When the wanted copy fails for good (a permanent
 error: its pages are gone or refused; or its last attempt), the next copy in
 the order is queued: that is the failover.
 
-`choose` is the pure decision; the rest reads the rows it needs.
+An operator may ask a series to keep alternates too (`Series.download_alternates`):
+then every source's copy of each chapter key is wanted, each still downloaded
+once (a downloaded, failed or dropped copy is never queued again). Turning it
+off deletes nothing: the copies stored stay, the next ones follow the rule above.
+
+`choose` and `wanted` are the pure decisions; the rest reads the rows it needs.
 """
 
 from __future__ import annotations
@@ -60,6 +65,13 @@ def choose(copies: Iterable[Copy], order: Sequence[str]) -> dict[ChapterKey, uui
     return chosen
 
 
+def wanted(copies: Iterable[Copy], order: Sequence[str], *, alternates: bool = False) -> set[uuid.UUID]:
+    """The copies to download: `choose`'s one per key, or with `alternates` every copy still to download."""
+    if alternates:
+        return {c.chapter_id for c in copies if not c.dropped and c.sync_state not in (_DONE, _FAILED)}
+    return {chapter_id for chapter_id in choose(copies, order).values() if chapter_id is not None}
+
+
 def _shared_series(manga_ids: set[uuid.UUID]) -> set[uuid.UUID]:
     """The series among these mangas' that hold more than one manga (most hold one: nothing to choose)."""
     series = Manga.objects.filter(pk__in=manga_ids).values_list("series_id", flat=True)
@@ -68,8 +80,8 @@ def _shared_series(manga_ids: set[uuid.UUID]) -> set[uuid.UUID]:
     )
 
 
-def _chosen_in(series_ids: set[uuid.UUID]) -> set[uuid.UUID]:
-    """Every chapter chosen for download in these series."""
+def _chosen_in(series_ids: set[uuid.UUID], retry: frozenset[uuid.UUID] = frozenset()) -> set[uuid.UUID]:
+    """Every chapter chosen for download in these series; the failed copies in `retry` compete as if new."""
     chosen: set[uuid.UUID] = set()
     for series in Series.objects.filter(pk__in=series_ids):
         chapters = list(
@@ -79,8 +91,11 @@ def _chosen_in(series_ids: set[uuid.UUID]) -> set[uuid.UUID]:
         )
         sources = MangaSource.objects.filter(manga__series=series).values_list("source_id", flat=True)
         order = source_order(series.source_order, sources)
-        copies = [Copy(c.id, key_of(c), c.source_id, c.sync_state, c.dropped_at is not None) for c in chapters]
-        chosen |= {chapter_id for chapter_id in choose(copies, order).values() if chapter_id is not None}
+        copies = [
+            Copy(c.id, key_of(c), c.source_id, "new" if c.id in retry else c.sync_state, c.dropped_at is not None)
+            for c in chapters
+        ]
+        chosen |= wanted(copies, order, alternates=series.download_alternates)
     return chosen
 
 
@@ -90,7 +105,10 @@ def only_wanted(chapters: Sequence[Chapter]) -> list[Chapter]:
     if not shared:
         return list(chapters)
     series_of = dict(Manga.objects.filter(series__in=shared).values_list("pk", "series_id"))
-    chosen = _chosen_in(shared)
+    # A failed copy asked for again (an operator's requeue, a repair of lost pages) is tried again, as a chapter of a
+    # one-source manga is: first in its series' order it is downloaded from its own source, else it waits.
+    retry = frozenset(c.id for c in chapters if c.sync_state == _FAILED)
+    chosen = _chosen_in(shared, retry)
     return [c for c in chapters if c.manga_id not in series_of or c.id in chosen]
 
 

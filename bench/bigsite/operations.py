@@ -178,6 +178,7 @@ def _series_operations(client: Any, size: Size) -> list[Operation]:
     """The series views (docs/series.md) on a series of `size.copies` sources' copies of the searched manga."""
     from catalog import series as service
     from catalog.models import Chapter, Series
+    from console.status.series_sources import series_sources
     from crawler import series_downloads
 
     series_id = row_id("manga", SEARCHED_MANGA)
@@ -215,6 +216,10 @@ def _series_operations(client: Any, size: Size) -> list[Operation]:
         Operation(
             f"download choice, a series of {size.copies} sources",
             lambda: series_downloads.only_wanted(copies),
+        ),
+        Operation("dashboard series sources, counted afresh", lambda: series_sources(fresh=True)),
+        Operation(
+            "admin series page (served source per chapter)", _get(client, f"/admin/catalog/series/{series_id}/change/")
         ),
     ]
 

@@ -1,4 +1,5 @@
-"""The series in the admin: merge selected series, split mangas out, undo a change, review suggested merges.
+"""The series in the admin: merge selected series, split mangas out, undo a change, review suggested merges;
+on a series' page, its source order, whether it downloads alternates, and which source serves each chapter.
 
 Every action calls catalog.series, the same functions the API and
 `manage.py series` call, and needs the `catalog.merge_series` permission
@@ -16,6 +17,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from catalog import series as service
+from catalog.admin.series_chapters import chapter_sources_table
 from catalog.models import Manga, Series, SeriesChange, SeriesSuggestion
 from listing.admin_bases import ReadOnlyAdmin
 
@@ -55,7 +57,7 @@ def _each(
 class SeriesForm(forms.ModelForm):
     class Meta:
         model = Series
-        fields = ("title", "source_order")
+        fields = ("title", "source_order", "download_alternates")
 
     def clean_source_order(self) -> list[str]:
         order = self.cleaned_data["source_order"]
@@ -83,8 +85,8 @@ class SeriesAdmin(MergePermission, admin.ModelAdmin):
     list_display = ("title", "source_order", "created_at")
     search_fields = ("title",)
     form = SeriesForm
-    fields = ("title", "source_order", "merged_into")
-    readonly_fields = ("merged_into",)
+    fields = ("title", "source_order", "download_alternates", "merged_into", "chapter_sources")
+    readonly_fields = ("merged_into", "chapter_sources")
     inlines = (MangaInline,)
     actions = ("merge_into_oldest",)
 
@@ -94,6 +96,19 @@ class SeriesAdmin(MergePermission, admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return self.has_merge_series_permission(request)
+
+    def save_model(self, request: HttpRequest, obj: Series, form: forms.ModelForm, change: bool) -> None:
+        # Alternates go through the service, which tells the crawler to queue the copies now wanted.
+        alternates = obj.download_alternates
+        if change and "download_alternates" in form.changed_data:
+            obj.download_alternates = not alternates
+        super().save_model(request, obj, form, change)
+        if change and "download_alternates" in form.changed_data:
+            service.set_download_alternates(obj, alternates, actor=request.user, via="admin")
+
+    @admin.display(description="Chapters: served source and alternates")
+    def chapter_sources(self, series: Series) -> str:
+        return chapter_sources_table(series)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a series comes with its first manga

@@ -88,6 +88,15 @@ class SourceOrderOutput(serializers.Serializer):
     source_order = serializers.ListField(child=serializers.CharField())
 
 
+class AlternatesInput(serializers.Serializer):
+    download_alternates = serializers.BooleanField()
+
+
+class AlternatesOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    download_alternates = serializers.BooleanField()
+
+
 def _all_found(model: Any, ids: list[Any], field: str) -> list[Any]:
     rows = {row.pk: row for row in model.objects.filter(pk__in=ids)}
     missing = [str(i) for i in ids if i not in rows]
@@ -200,3 +209,18 @@ class SourceOrderView(SeriesWrites, APIView):
         series = get_object_or_404(Series, pk=pk, merged_into=None)
         service.set_source_order(series, data["sources"])
         return Response({"id": str(series.pk), "source_order": series.source_order})
+
+
+class AlternatesView(SeriesWrites, APIView):
+    """Whether the series downloads every source's copy of its chapters; off deletes nothing already stored."""
+
+    @extend_schema(
+        summary="Download every source's copy of the series' chapters (true) or only the preferred one (false)",
+        request=AlternatesInput,
+        responses=AlternatesOutput,
+    )
+    def put(self, request: Request, pk: str) -> Response:
+        data = _valid(AlternatesInput, request)
+        series = get_object_or_404(Series, pk=pk, merged_into=None)
+        service.set_download_alternates(series, data["download_alternates"], actor=request.user, via="api")
+        return Response({"id": str(series.pk), "download_alternates": series.download_alternates})

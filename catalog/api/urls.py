@@ -35,5 +35,6 @@ urlpatterns = [
         name="series-suggestion-reject",
     ),
     path("library/series/<uuid:pk>/source-order/", series.SourceOrderView.as_view(), name="series-source-order"),
+    path("library/series/<uuid:pk>/alternates/", series.AlternatesView.as_view(), name="series-alternates"),
     *router.urls,
 ]

@@ -56,3 +56,33 @@ def test_staff_without_the_permission_are_offered_no_action_and_change_nothing(w
         assert page.status_code == 403 or "merge_into_oldest" not in page.content.decode()
     _act(client, "series", "merge_into_oldest", [a.series_id, b.series_id])
     assert Manga.objects.get(pk=b.pk).series_id == b.pk and not SeriesChange.objects.exists()
+
+
+def test_a_series_page_shows_each_chapters_served_source_and_alternates_and_switches_alternates(
+    operator, django_assert_max_num_queries
+):
+    from catalog import series as service
+    from catalog.models import Series
+    from testsupport import api_factories as f
+
+    alpha, beta = f.source("alpha"), f.source("beta")
+    a, b = f.manga("Tide", src=alpha), f.manga("The Tide", src=beta)
+    f.chapter(a, 1, src=alpha, sync_state="done")
+    f.chapter(b, 1, src=beta)
+    f.chapter(b, 2, src=beta, sync_state="done")
+    service.merge_series(a.series, [b.series], via="test")
+    client = _client(operator)
+    url = f"/admin/catalog/series/{a.series_id}/change/"
+    client.get(url)
+    with django_assert_max_num_queries(30):
+        page = client.get(url).content.decode()
+    assert "<td>c1</td><td>alpha (done)</td><td>beta (new)</td>" in page
+    assert "<td>c2</td><td>beta (done)</td><td>-</td>" in page
+    assert f'href="/api/v1/library/series/{a.series_id}/"' in page
+    form = {"title": "Tide", "source_order": "[]", "download_alternates": "on", "mangas-TOTAL_FORMS": "2"}
+    form |= {"mangas-INITIAL_FORMS": "2", "mangas-MIN_NUM_FORMS": "0", "mangas-MAX_NUM_FORMS": "1000"}
+    form |= {"mangas-0-id": str(a.pk), "mangas-0-series": str(a.series_id)}
+    form |= {"mangas-1-id": str(b.pk), "mangas-1-series": str(a.series_id)}
+    answer = client.post(url, form)
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    assert Series.objects.get(pk=a.series_id).download_alternates is True

@@ -112,3 +112,20 @@ def test_bad_requests_are_refused_naming_the_field_and_change_nothing(pair, oper
     answer = method(f"{API}/{path.replace('{a}', str(a.pk))}", fill, format="json")
     assert answer.status_code == status and field in answer.json(), answer.content
     assert not SeriesChange.objects.exists()
+
+
+@pytest.mark.parametrize("body", [{"download_alternates": "maybe"}, {"download_alternates": "on\x00"}, {}, []])
+def test_alternates_are_switched_by_holders_of_merge_series_and_a_bad_body_changes_nothing(pair, operator, alice, body):
+    a, _ = pair
+    url = f"{API}/{a.series_id}/alternates/"
+    assert _client().put(url, {"download_alternates": True}, format="json").status_code == 401
+    assert _client(alice).put(url, {"download_alternates": True}, format="json").status_code == 403
+    refused = _client(operator).put(url, body, format="json")
+    assert refused.status_code == 400, refused.content
+    assert Series.objects.get(pk=a.series_id).download_alternates is False
+    on = _client(operator).put(url, {"download_alternates": True}, format="json")
+    assert on.json() == {"id": str(a.series_id), "download_alternates": True}
+    assert Series.objects.get(pk=a.series_id).download_alternates is True
+    missing = f"{API}/00000000-0000-0000-0000-000000000009/alternates/"
+    gone = _client(operator).put(missing, {"download_alternates": True}, format="json")
+    assert gone.status_code == 404

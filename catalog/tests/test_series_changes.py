@@ -136,3 +136,13 @@ def test_bulk_created_mangas_get_series_of_their_own():
     assert [
         (m.series_id, m.series.title) for m in Manga.objects.filter(pk__in=[r.pk for r in rows]).order_by("title")
     ] == [(r.pk, r.title) for r in sorted(rows, key=lambda r: r.title)]
+
+
+def test_the_cli_switches_a_series_alternates_on_and_off():
+    a, _, _ = _three()
+    assert "alternates on" in _cli("alternates", str(a.series_id), "on")
+    assert Series.objects.get(pk=a.series_id).download_alternates is True
+    _cli("alternates", str(a.series_id), "off")
+    assert Series.objects.get(pk=a.series_id).download_alternates is False
+    with pytest.raises(CommandError, match="no series"):
+        _cli("alternates", "00000000-0000-0000-0000-000000000009", "on")

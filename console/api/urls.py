@@ -17,6 +17,7 @@ from console.api.control import (
     SessionView,
 )
 from console.api.dead_jobs import DeadJobsView, HistoryView
+from console.api.series_sources import SeriesSourcesView
 from console.api.sources import SourceView
 from console.api.status import StatusView
 from console.api.storage import DiskFloorView
@@ -37,5 +38,6 @@ urlpatterns = [
     path("backlog/", BacklogView.as_view(), name="backlog"),
     path("disk-floor/", DiskFloorView.as_view(), name="disk-floor"),
     path("sources/<slug:source_id>/", SourceView.as_view(), name="source"),
+    path("series-sources/", SeriesSourcesView.as_view(), name="series-sources"),
     path("force-analyze/", ForceAnalyzeView.as_view(), name="force-analyze"),
 ]

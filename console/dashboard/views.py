@@ -16,6 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from console.control.operators import can_operate
+from console.status.series_sources import series_sources
 from upkeep.report import latest_report
 
 API_ROUTES = (
@@ -49,5 +50,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "can_operate": can_operate(request.user),
         # The library verify pass's latest report (upkeep): its problems, and a link to the repairs.
         "verify": latest_report(),
+        # Series with several sources: which source served their chapters, and the failovers (memoised).
+        "series_sources": series_sources(),
     }
     return render(request, "console/dashboard.html", context)

@@ -20,6 +20,7 @@ from django.db.models import Max
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from catalog import series_leads
 from catalog.chapter_numbers import CHAPTER
 from catalog.models import Chapter, Manga, Source
 from crawler import audit, download_policy, series_downloads
@@ -212,10 +213,17 @@ def _update_changed(stored: dict[str, Chapter], listed: dict[str, SourceChapter]
 
 
 def _refresh_latest_chapter_at(manga: Manga) -> None:
-    """Keep the denormalised "latest chapter" time the library list orders by."""
-    latest = Chapter.objects.filter(manga=manga, dropped_at__isnull=True).aggregate(
-        at=Max(Coalesce("published_at", "created_at"))
-    )["at"]
+    """Keep the denormalised "latest chapter" time the library list orders by.
+
+    A series' lead carries its whole series' newest chapter (readers list leads only), so the lead counts every
+    copy's chapters and any other copy raises its lead's time when it got a newer chapter.
+    """
+    # Read afresh: a merge on arrival (the metadata pass) may have moved this manga since it was loaded.
+    leads, series_id = Manga.objects.values_list("leads_series", "series_id").get(pk=manga.pk)
+    scope = Chapter.objects.filter(manga__series_id=series_id) if leads else Chapter.objects.filter(manga=manga)
+    latest = scope.filter(dropped_at__isnull=True).aggregate(at=Max(Coalesce("published_at", "created_at")))["at"]
     if latest != manga.latest_chapter_at:
         manga.latest_chapter_at = latest
         manga.save(update_fields=["latest_chapter_at"])
+    if not leads:
+        series_leads.raise_lead_date(series_id, latest)

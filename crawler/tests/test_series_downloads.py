@@ -17,7 +17,7 @@ from catalog.models import Chapter, Manga, MangaSource, Page, SeriesChange, Sour
 from crawler.audit import AuditEvent
 from crawler.passes.chapters import enqueue_chapter_content, sync_chapters
 from crawler.payloads import SyncManga
-from crawler.series_downloads import Copy, choose, fails_for_good
+from crawler.series_downloads import Copy, choose, fails_for_good, wanted
 from crawler.workers.handlers import JobContext
 from jobs import kinds
 from jobs.errors import JobCancelled
@@ -57,6 +57,20 @@ CHOICES = {
 @pytest.mark.parametrize("copies, chosen", CHOICES.values(), ids=CHOICES.keys())
 def test_choose(copies, chosen):
     assert choose(copies, ["alpha", "beta"]) == chosen
+
+
+@pytest.mark.sqlite_ok
+def test_with_alternates_every_copy_still_to_download_is_wanted_once():
+    copies = [
+        _copy(1, K1, "alpha"),
+        _copy(2, K1, "beta"),
+        _copy(3, K2, "alpha", "done"),
+        _copy(4, K2, "beta", "queued"),
+        _copy(5, K3, "alpha", "failed"),
+        _copy(6, K3, "beta", dropped=True),
+    ]
+    assert wanted(copies, ["alpha", "beta"]) == {uuid.UUID(int=1)}
+    assert wanted(copies, ["alpha", "beta"], alternates=True) == {uuid.UUID(int=n) for n in (1, 2, 4)}
 
 
 @pytest.mark.sqlite_ok
@@ -187,3 +201,47 @@ def test_a_second_sources_copy_joins_its_series_on_arrival_so_its_chapters_are_n
     assert first.series_id == second.series_id == first.pk, "same title and author: merged as it arrived"
     assert SeriesChange.objects.get().via == "metadata_pass"
     assert _queued_chapters() == set(Chapter.objects.filter(manga=first).values_list("id", flat=True))
+
+
+def test_a_series_asked_for_alternates_downloads_every_sources_copy_once_and_keeps_them_when_turned_off(two_sources):
+    first, second = two_sources
+    enqueue_chapter_content(Chapter.objects.filter(manga__in=[first, second]))
+    preferred = set(Chapter.objects.filter(manga=first).values_list("id", flat=True))
+    mirrored = set(Chapter.objects.filter(manga=second).values_list("id", flat=True))
+    assert _queued_chapters() == preferred
+
+    # Turned on: the mirror's copies are queued at once, through the same queueing path.
+    assert service.set_download_alternates(first.series, True, via="test")
+    assert _queued_chapters() == preferred | mirrored
+    while jobs := lease(["sync_chapter_content"], 10, timedelta(minutes=5)):
+        for job in jobs:
+            _run(job)
+    assert set(Chapter.objects.filter(manga__in=[first, second]).values_list("sync_state", flat=True)) == {"done"}
+    stored = Page.objects.filter(chapter__manga__in=[first, second]).count()
+    assert stored > 0 and Page.objects.filter(chapter__manga=second).exists()
+
+    # Never the same copy twice: queueing again finds nothing to do.
+    Job.objects.all().delete()
+    assert enqueue_chapter_content(Chapter.objects.filter(manga__in=[first, second])) == 0
+
+    # Turned off: nothing stored is deleted, and the next copies follow the one-copy rule again.
+    assert service.set_download_alternates(first.series, False, via="test")
+    assert not service.set_download_alternates(first.series, False, via="test"), "nothing changed"
+    assert Page.objects.filter(chapter__manga__in=[first, second]).count() == stored
+    Chapter.objects.filter(manga__in=[first, second]).update(sync_state=Chapter.SyncState.NEW)
+    enqueue_chapter_content(Chapter.objects.filter(manga__in=[first, second]))
+    assert _queued_chapters() == preferred
+
+
+def test_a_failed_copy_requeued_by_the_operator_is_tried_again_from_its_own_source(two_sources):
+    first, second = two_sources
+    chapter = Chapter.objects.filter(manga=first).order_by("number").first()
+    twin = Chapter.objects.get(manga=second, source_chapter_key=chapter.source_chapter_key)
+    Chapter.objects.filter(pk=chapter.pk).update(sync_state=Chapter.SyncState.FAILED)
+    # The chapter sync leaves a failed copy alone: the mirror's copy is what it would queue.
+    assert enqueue_chapter_content([twin]) == 1 and _queued_chapters() == {twin.id}
+    Job.objects.all().delete()
+    Chapter.objects.filter(pk=twin.pk).update(sync_state=Chapter.SyncState.NEW)
+    # Asked for again (a requeue, lost pages repaired): the preferred source's copy is tried again, alone.
+    assert enqueue_chapter_content([Chapter.objects.get(pk=chapter.pk)]) == 1
+    assert _queued_chapters() == {chapter.id}

@@ -22,6 +22,7 @@ from catalog.chapter_keys import chapter_key
 from catalog.models import Chapter, Manga, MangaSource, Series, SeriesSuggestion
 from conftest import REPO_ROOT
 from demo.site.images import render_cover
+from mangalord.tests.series_failover import a_refused_chapter_fails_over_to_the_next_source
 from mangalord.tests.series_reads.komga import check_komga
 from mangalord.tests.series_reads.opds import check_opds_and_export
 from reader.tests.conftest import basic
@@ -151,6 +152,9 @@ def test_two_sites_make_one_series_per_real_series_downloaded_once_and_read_once
         assert_komga_valid("/api/v1/books/{bookId}", "get", book.json())
         assert book.json()["readProgress"]["completed"] is True
         check_komga("reader", PASSWORD)
+        a_refused_chapter_fails_over_to_the_next_source(
+            alpha, lambda: manage(manage_cmd, env, "crawl_worker", "--drain", "--no-schedule")
+        )
     finally:
         alpha.stop()
         beta.stop()

@@ -1,4 +1,5 @@
-"""`manage.py series merge|split|undo|confirm|reject|order`: an operator's hand on series, audited like every door."""
+"""`manage.py series merge|split|undo|confirm|reject|order|alternates`: an operator's hand on series, audited like
+every door."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ def _uuid(value: str) -> uuid.UUID:
 
 
 class Command(BaseCommand):
-    help = "Merge series, split mangas out of their series, undo a change, decide a suggestion, order sources."
+    help = (
+        "Merge series, split mangas out of their series, undo a change, decide a suggestion, order sources, "
+        "download alternates."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--user", help="the operator recorded in the audit (a username)")
@@ -38,6 +42,9 @@ class Command(BaseCommand):
         order = sub.add_parser("order", help="the series' sources, preferred first (none: the global order)")
         order.add_argument("series", type=_uuid)
         order.add_argument("sources", nargs="*")
+        alternates = sub.add_parser("alternates", help="download every source's copy of SERIES' chapters (on) or not")
+        alternates.add_argument("series", type=_uuid)
+        alternates.add_argument("state", choices=("on", "off"))
 
     def handle(self, *args: Any, **options: Any) -> None:
         actor = self._actor(options["user"])
@@ -59,6 +66,10 @@ class Command(BaseCommand):
             elif action == "reject":
                 service.reject_suggestion(self._get(SeriesSuggestion, options["suggestion"]), actor=actor)
                 self.stdout.write(f"suggestion {options['suggestion']} rejected")
+            elif action == "alternates":
+                series = self._get(Series, options["series"])
+                service.set_download_alternates(series, options["state"] == "on", actor=actor, via="cli")
+                self.stdout.write(f"series {series.pk}: alternates {options['state']}")
             else:
                 series = self._get(Series, options["series"])
                 service.set_source_order(series, options["sources"])

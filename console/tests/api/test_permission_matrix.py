@@ -67,7 +67,7 @@ CONTROLS = {
     "force-analyze/": "page",
 }
 CONTROL_EXPECTED = {"anonymous": 401, "user": 403, "watcher": 403, "operator": "2xx", "superuser": "2xx"}
-STAFF_READS = ["", "dead-jobs/", "history/", "backlog/"]
+STAFF_READS = ["", "dead-jobs/", "history/", "backlog/", "series-sources/"]
 STAFF_READ_EXPECTED = {"anonymous": 401, "user": 403, "watcher": 200, "operator": 200, "superuser": 200}
 
 
