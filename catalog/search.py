@@ -204,3 +204,26 @@ def title_search(mangas: QuerySet[Manga], q: str) -> QuerySet[Manga]:
     if connection.vendor == "postgresql":
         return trigram_search(mangas, q)
     return icontains_search(mangas, q)
+
+
+def series_matches(leads: QuerySet[Manga], q: str) -> QuerySet[Manga]:
+    """The `leads` whose series holds a manga `title_search` finds: a series is found by any copy's titles."""
+    found = title_matches(Manga.objects.all(), q).values("series_id")
+    return leads.filter(series_id__in=found)
+
+
+def series_search(leads: QuerySet[Manga], q: str) -> QuerySet[Manga]:
+    """`series_matches`, best first: leads matching on their own titles ranked as `title_search` ranks them
+    (the shorter the matched title, the better; else the closer), then the series found through another copy."""
+    found = series_matches(leads, q)
+    if connection.vendor != "postgresql":
+        return found.order_by(*LATEST_CHAPTER_ORDER)
+    query = SearchNorm(Value(q))
+    found = found.annotate(_title=SearchColumn("search_title"), _alt=SearchColumn("search_alt_titles"))
+    own_length = Case(
+        When(Q(_title__contains=query), then=Length("_title")),
+        When(Q(_alt__contains=query), then=NullIf(Length("_alt"), Value(0))),
+        default=None,
+    )
+    similarity = Greatest(TrigramWordSimilarity(query, F("_title")), TrigramWordSimilarity(query, F("_alt")))
+    return found.order_by(own_length.asc(nulls_last=True), similarity.desc(), *LATEST_CHAPTER_ORDER)
