@@ -22,6 +22,7 @@ from catalog.chapter_keys import chapter_key
 from catalog.models import Chapter, Manga, MangaSource, Series, SeriesSuggestion
 from conftest import REPO_ROOT
 from demo.site.images import render_cover
+from mangalord.tests.series_reads.web import check_web
 from reader.tests.conftest import basic
 from reader.tests.komga_schema import assert_komga_valid
 from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga
@@ -147,6 +148,7 @@ def test_two_sites_make_one_series_per_real_series_downloaded_once_and_read_once
         book = Client().get(f"/api/v1/books/{twin.id}", **basic("reader", PASSWORD))
         assert_komga_valid("/api/v1/books/{bookId}", "get", book.json())
         assert book.json()["readProgress"]["completed"] is True
+        check_web(api)
     finally:
         alpha.stop()
         beta.stop()

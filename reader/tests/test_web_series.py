@@ -16,20 +16,17 @@ from django.utils import timezone
 
 from catalog import series as service
 from catalog.bookmarks import create_bookmark
-from catalog.models import Bookmark, Chapter, Manga
-from jobs.models import Job
+from catalog.models import Bookmark, Chapter
 from reader.models import ReadProgress
 from reader.progress import set_progress
-from testsupport import api_factories as f
+from reader.tests import factories as f
 
 pytestmark = [pytest.mark.django_db]
 DONE = Chapter.SyncState.DONE
 
 
 def _downloaded(manga, number, src, **fields):
-    chapter = f.chapter(manga, number, src=src, sync_state=DONE, **fields)
-    f.page(chapter)
-    return chapter
+    return f.chapter(manga, number, src=src, pages=1, **fields)
 
 
 class Tide:
@@ -233,7 +230,7 @@ def test_the_reader_offers_the_other_sources_copies_linking_the_downloaded_ones(
     switcher = re.search(r'<p class="copies" id="copies">(.*?)</p>', html, re.S).group(1)
     assert "Also from" in html and "Alpha <small>(not downloaded)</small>" in switcher and "<a" not in switcher
     Chapter.objects.filter(pk=tide.a2.pk).update(sync_state=DONE)
-    f.page(tide.a2)
+    f.page(tide.a2, 0, f.image_bytes())
     html = _html(reader.get(f"/read/{tide.b2.pk}/"))
     assert f'<a href="/read/{tide.a2.pk}/" data-source="alpha">Alpha</a>' in html
     other = _html(reader.get(f"/read/{tide.a2.pk}/"))  # the alternate reads on in the series too
@@ -287,20 +284,3 @@ def test_the_bookmark_shelf_counts_a_series_whose_new_chapters_came_from_another
     for chapter in (tide.b2, tide.b3):
         set_progress(user=alice, chapter=chapter, last_page=1, completed=True)
     assert "shelf-bookmarks" not in _html(reader.get("/"))
-
-
-@pytest.mark.sqlite_ok
-def test_bookmarking_a_series_queues_each_missing_chapter_key_once_from_the_preferred_source(alice, settings):
-    settings.SERIES_SOURCE_PRIORITY = ["beta", "alpha"]
-    alpha, beta = f.source("alpha"), f.source("beta")
-    first, second = f.manga("Tide", src=alpha), f.manga("Tide", src=beta)
-    for number in (1, 2, 3):
-        f.chapter(first, number, src=alpha)
-    for number in (2, 3, 4):
-        f.chapter(second, number, src=beta)
-    Chapter.objects.filter(manga=first, number=3).update(sync_state=DONE)
-    service.merge_series(first.series, [second.series], via="test")
-    create_bookmark(user=alice, manga=Manga.objects.get(pk=second.pk))
-    queued = Chapter.objects.filter(pk__in=Job.objects.filter(kind="sync_chapter_content").values("chapter_id"))
-    assert sorted((c.source_id, int(c.number)) for c in queued) == [("alpha", 1), ("beta", 2), ("beta", 4)]
-    assert Bookmark.objects.get(user=alice).manga_id == first.pk
