@@ -11,7 +11,9 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from catalog import series as service
@@ -284,3 +286,19 @@ def test_the_bookmark_shelf_counts_a_series_whose_new_chapters_came_from_another
     for chapter in (tide.b2, tide.b3):
         set_progress(user=alice, chapter=chapter, last_page=1, completed=True)
     assert "shelf-bookmarks" not in _html(reader.get("/"))
+
+
+@pytest.mark.sqlite_ok
+def test_a_series_page_and_a_chapter_cost_the_same_queries_at_any_chapter_count(tide, reader, alice):
+    set_progress(user=alice, chapter=tide.b2, last_page=1, completed=True)
+    cost = {}
+    for extra in (0, 20):
+        for n in range(extra):
+            _downloaded(tide.copy if n % 2 else tide.lead, 10 + n, tide.beta if n % 2 else tide.alpha)
+        reader.get(f"/mangas/{tide.lead.pk}/")
+        with CaptureQueriesContext(connection) as page:
+            _html(reader.get(f"/mangas/{tide.lead.pk}/"))
+        with CaptureQueriesContext(connection) as chapter:
+            _html(reader.get(f"/read/{tide.b2.pk}/"))
+        cost[extra] = (len(page.captured_queries), len(chapter.captured_queries))
+    assert cost[0] == cost[20], cost
