@@ -32,9 +32,9 @@ def live_chapters(manga: Manga | Any) -> QuerySet[Chapter]:
     return Chapter.objects.filter(manga=manga, dropped_at__isnull=True)
 
 
-def chapter_page(lead: Manga, page: int, size: int = CHAPTERS_PER_PAGE) -> Paged[Chapter]:
-    """Page `page` of the chapters shown under `lead`'s series, in reading order, each with `stored_pages`."""
-    return paged(shown_chapters(lead).annotate(stored_pages=stored_pages()).order_by(*READING_ORDER), page, size)
+def chapter_page(shown: QuerySet[Chapter], page: int, size: int = CHAPTERS_PER_PAGE) -> Paged[Chapter]:
+    """Page `page` of `shown` (a lead's `shown_chapters`) in reading order, each with `stored_pages`."""
+    return paged(shown.annotate(stored_pages=stored_pages()).order_by(*READING_ORDER), page, size)
 
 
 def page_of(chapter: Chapter, lead: Manga | None = None, size: int = CHAPTERS_PER_PAGE) -> int:

@@ -34,20 +34,21 @@ def series_sources(lead: Manga) -> list[MangaSource]:
     return sorted(links, key=lambda link: (link.dropped_at is not None, rank[link.source_id], link.created_at))
 
 
-def readable_shown(lead: Manga) -> QuerySet[Chapter]:
-    """The downloaded chapters shown under `lead`'s series, in reading order, with `stored_pages`."""
+def readable_shown(lead: Manga, shown: QuerySet[Chapter] | None = None) -> QuerySet[Chapter]:
+    """The downloaded chapters shown under `lead`'s series (`shown`, when computed already), in reading order,
+    with `stored_pages`."""
     return (
-        shown_chapters(lead)
+        (shown_chapters(lead) if shown is None else shown)
         .filter(sync_state=Chapter.SyncState.DONE)
         .annotate(stored_pages=stored_pages())
         .order_by(*READING_ORDER)
     )
 
 
-def resume_point(user: Any, lead: Manga) -> tuple[Chapter, int] | None:
+def resume_point(user: Any, lead: Manga, shown: QuerySet[Chapter] | None = None) -> tuple[Chapter, int] | None:
     """The first downloaded chapter of the series `user` has not finished, and the 1-based page to resume at."""
     done = ReadProgress.objects.filter(user=user, chapter=OuterRef("pk"), completed=True)
-    chapter = readable_shown(lead).exclude(Exists(done)).first()
+    chapter = readable_shown(lead, shown).exclude(Exists(done)).first()
     if chapter is None:
         return None
     progress = ReadProgress.objects.filter(user=user, chapter=chapter).first()

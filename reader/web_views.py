@@ -20,6 +20,7 @@ from accounts.views import library_page
 from catalog.bookmarks import create_bookmark, series_bookmarks
 from catalog.models import Chapter, Manga, Page, Source, Tag
 from catalog.page_rows import PAGE_FIELDS, page_by_id
+from catalog.series_books import shown_chapters
 from catalog.series_leads import is_merged, lead_of
 from reader import library as listings
 from reader import shelves
@@ -110,7 +111,8 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
         page = page_param(request)
     except BadParameter as exc:
         return bad_request_page(request, str(exc))
-    chapters = chapter_page(manga, page)
+    shown = shown_chapters(manga)  # the union, worked out once for the page
+    chapters = chapter_page(shown, page)
     if page > 1 and not chapters.rows:
         raise Http404("This manga has fewer chapter pages.")
     progress = progress_by_chapter(request.user, [c.id for c in chapters.rows])
@@ -132,7 +134,7 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
     ]
     # An anonymous reader (LIBRARY_PUBLIC_READ) has no progress and no bookmarks.
     signed_in = request.user.is_authenticated
-    resume = resume_point(request.user, manga) if signed_in else None
+    resume = resume_point(request.user, manga, shown) if signed_in else None
     context = {
         "manga": manga,
         "rows": rows,
