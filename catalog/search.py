@@ -208,22 +208,9 @@ def title_search(mangas: QuerySet[Manga], q: str) -> QuerySet[Manga]:
 
 def series_matches(leads: QuerySet[Manga], q: str) -> QuerySet[Manga]:
     """The `leads` whose series holds a manga `title_search` finds: a series is found by any copy's titles."""
-    found = title_matches(Manga.objects.all(), q).values("series_id")
-    return leads.filter(series_id__in=found)
+    return leads.filter(series_id__in=title_matches(Manga.objects.all(), q).values("series_id"))
 
 
-def series_search(leads: QuerySet[Manga], q: str) -> QuerySet[Manga]:
-    """`series_matches`, best first: leads matching on their own titles ranked as `title_search` ranks them
-    (the shorter the matched title, the better; else the closer), then the series found through another copy."""
-    found = series_matches(leads, q)
-    if connection.vendor != "postgresql":
-        return found.order_by(*LATEST_CHAPTER_ORDER)
-    query = SearchNorm(Value(q))
-    found = found.annotate(_title=SearchColumn("search_title"), _alt=SearchColumn("search_alt_titles"))
-    own_length = Case(
-        When(Q(_title__contains=query), then=Length("_title")),
-        When(Q(_alt__contains=query), then=NullIf(Length("_alt"), Value(0))),
-        default=None,
-    )
-    similarity = Greatest(TrigramWordSimilarity(query, F("_title")), TrigramWordSimilarity(query, F("_alt")))
-    return found.order_by(own_length.asc(nulls_last=True), similarity.desc(), *LATEST_CHAPTER_ORDER)
+def found_through_copies(leads: QuerySet[Manga], q: str) -> QuerySet[Manga]:
+    """The `series_matches` whose lead does not match `q` itself (another copy's title does), latest first."""
+    return series_matches(leads, q).exclude(pk__in=title_matches(leads, q).values("pk")).order_by(*LATEST_CHAPTER_ORDER)

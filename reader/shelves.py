@@ -21,7 +21,7 @@ from django.db.models import Count, Exists, F, FilteredRelation, IntegerField, O
 from django.db.models.functions import Coalesce
 
 from catalog.models import LATEST_CHAPTER_ORDER, Bookmark, Chapter, Manga, MangaSource
-from catalog.search import series_matches, series_search
+from catalog.search import found_through_copies, series_matches, title_search
 from catalog.series_leads import leads, merged_series
 from reader.library import (
     MANGA_FIELDS,
@@ -108,7 +108,7 @@ def library_rows(query: LibraryQuery, user: Any) -> QuerySet[Manga]:
         )
         rows = rows.filter(Exists(listed))
     if query.q and not query.sort_chosen:
-        return series_search(rows, query.q)  # best match first
+        return rows  # ranked a page at a time by `search_page`
     if query.q:
         rows = series_matches(rows, query.q)
     if query.sort == "unread":
@@ -215,7 +215,9 @@ def library_page(rows: QuerySet[Manga], query: LibraryQuery, size: int) -> Paged
     """The grid's page of `rows` (ordered by `library_rows`): sought from the query's cursor in the orders that
     have one (updated, title, added), so a deep page costs what the first does; by number in the others (best
     match, most unread: computed orders) and when no cursor is given. BadCursor for a cursor we did not write."""
-    if (query.q and not query.sort_chosen) or query.sort not in ("updated", "title", "added"):
+    if query.q and not query.sort_chosen:
+        return search_page(rows, query.q, query.page, size)
+    if query.sort not in ("updated", "title", "added"):
         return paged(rows, query.page, size)
     if query.sort == "updated":
         after, before = (LatestCursor.decode(token) if token else None for token in (query.after, query.before))
@@ -225,3 +227,21 @@ def library_page(rows: QuerySet[Manga], query: LibraryQuery, size: int) -> Paged
         title_after, title_before = cursors
         return paged_by_title(rows, query.page, after=title_after, before=title_before, size=size)
     return paged_by_keys(rows, query.page, ADDED_KEYS, after=query.after, before=query.before, size=size)
+
+
+def search_page(leads: QuerySet[Manga], q: str, page: int, size: int) -> Paged[Manga]:
+    """Page `page` of a search's series, best first: the leads matching `q` on their own titles, ranked as
+    `title_search` ranks them (its index walks keep a common word's first pages cheap), then the series found
+    through another copy's titles, latest first."""
+    own = title_search(leads, q)
+    start = (page - 1) * size
+    found = paged(own, page, size)
+    if found.has_next:
+        return found
+    # The page reaches past the leads' own matches: the series found through their copies follow them.
+    own_total = start + len(found.rows) if found.rows else own.count()
+    skip = max(0, start - own_total)
+    wanted = size + 1 - len(found.rows)
+    more = list(found_through_copies(leads, q).only(*CARD_FIELDS)[skip : skip + wanted])
+    rows = [*found.rows, *more]
+    return Paged(rows[:size], page, len(rows) > size)

@@ -302,3 +302,17 @@ def test_a_series_page_and_a_chapter_cost_the_same_queries_at_any_chapter_count(
             _html(reader.get(f"/read/{tide.b2.pk}/"))
         cost[extra] = (len(page.captured_queries), len(chapter.captured_queries))
     assert cost[0] == cost[20], cost
+
+
+@pytest.mark.sqlite_ok
+def test_a_search_pages_through_the_leads_matching_themselves_then_the_series_found_through_a_copy(tide):
+    from catalog.series_leads import leads
+    from reader.shelves import search_page
+
+    for title in ("Shio", "Shiori"):
+        f.manga(title, src=tide.alpha)
+    first, second, third = (search_page(leads(), "shio", page, 1) for page in (1, 2, 3))
+    titles = [m.title for m in [*first.rows, *second.rows, *third.rows]]
+    assert sorted(titles[:2]) == ["Shio", "Shiori"] and titles[2] == "The Tide"  # the closer match first on PG
+    assert (first.has_next, second.has_next, third.has_next) == (True, True, False)
+    assert search_page(leads(), "shio", 4, 1).rows == []
