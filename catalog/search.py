@@ -212,5 +212,12 @@ def series_matches(leads: QuerySet[Manga], q: str) -> QuerySet[Manga]:
 
 
 def found_through_copies(leads: QuerySet[Manga], q: str) -> QuerySet[Manga]:
-    """The `series_matches` whose lead does not match `q` itself (another copy's title does), latest first."""
-    return series_matches(leads, q).exclude(pk__in=title_matches(leads, q).values("pk")).order_by(*LATEST_CHAPTER_ORDER)
+    """The `leads` whose series another manga of matches `q` while the lead does not, latest first.
+
+    The copies' series are read first (a search's handful; the planner would otherwise scan every lead to
+    join them), then their leads by the series index.
+    """
+    copies = title_matches(Manga.objects.filter(leads_series=False), q)
+    series = list(copies.order_by().values_list("series_id", flat=True).distinct())
+    found = leads.filter(series_id__in=series).exclude(pk__in=title_matches(leads, q).values("pk"))
+    return found.order_by(*LATEST_CHAPTER_ORDER)
