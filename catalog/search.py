@@ -204,3 +204,20 @@ def title_search(mangas: QuerySet[Manga], q: str) -> QuerySet[Manga]:
     if connection.vendor == "postgresql":
         return trigram_search(mangas, q)
     return icontains_search(mangas, q)
+
+
+def series_matches(leads: QuerySet[Manga], q: str) -> QuerySet[Manga]:
+    """The `leads` whose series holds a manga `title_search` finds: a series is found by any copy's titles."""
+    return leads.filter(series_id__in=title_matches(Manga.objects.all(), q).values("series_id"))
+
+
+def found_through_copies(leads: QuerySet[Manga], q: str) -> QuerySet[Manga]:
+    """The `leads` whose series another manga of matches `q` while the lead does not, latest first.
+
+    The copies' series are read first (a search's handful; the planner would otherwise scan every lead to
+    join them), then their leads by the series index.
+    """
+    copies = title_matches(Manga.objects.filter(leads_series=False), q)
+    series = list(copies.order_by().values_list("series_id", flat=True).distinct())
+    found = leads.filter(series_id__in=series).exclude(pk__in=title_matches(leads, q).values("pk"))
+    return found.order_by(*LATEST_CHAPTER_ORDER)

@@ -3,7 +3,8 @@
 - `all` (the default, and what every existing source does): every chapter of
   every manga the source lists.
 - `followed`: metadata, covers and chapter lists for every manga, but pages only
-  for mangas some user bookmarked. A big aggregator lists 100,000 mangas; the
+  for mangas some user bookmarked (a bookmark of a series follows every
+  source's copy of it: each chapter is still downloaded from one source). A big aggregator lists 100,000 mangas; the
   owner reads a few hundred, and the rest stays browsable without tens of
   terabytes on disk. The bookmark hook queues a manga's chapters when someone
   bookmarks it; chapter sync queues the new chapters of followed mangas.
@@ -61,14 +62,19 @@ def wants_pages_of(source: Source, manga: Manga) -> bool:
 
 
 def is_followed(manga: Manga) -> bool:
-    """Some user bookmarked the manga (the whole manga or one of its chapters)."""
-    return Bookmark.objects.filter(manga=manga).exists()
+    """Some user bookmarked the manga's series (any of its mangas, whole or one of its chapters): a series'
+    bookmark sits on its lead, and the copy its preferred source lists is the one downloaded."""
+    return Bookmark.objects.filter(manga__series_id=manga.series_id).exists()
+
+
+def _series_bookmarked() -> Exists:
+    return Exists(Bookmark.objects.filter(manga__series_id=OuterRef("manga__series_id")))
 
 
 def followed(chapters: QuerySet[Chapter]) -> QuerySet[Chapter]:
-    """The chapters among `chapters` whose manga some user bookmarked."""
-    return chapters.filter(Exists(Bookmark.objects.filter(manga=OuterRef("manga_id"))))
+    """The chapters among `chapters` whose series some user bookmarked."""
+    return chapters.filter(_series_bookmarked())
 
 
 def not_followed(chapters: QuerySet[Chapter]) -> QuerySet[Chapter]:
-    return chapters.exclude(Exists(Bookmark.objects.filter(manga=OuterRef("manga_id"))))
+    return chapters.exclude(_series_bookmarked())

@@ -171,10 +171,14 @@ def mark_read_through(*, user: Any, manga: Manga, number: Decimal) -> int:
     return _complete_with_twins(user, list(readable_chapters(manga).filter(kind=CHAPTER, number__lte=number)))
 
 
-def mark_read_through_chapter(*, user: Any, chapter: Chapter) -> int:
+def mark_read_through_chapter(*, user: Any, chapter: Chapter, among: QuerySet[Chapter] | None = None) -> int:
     """`chapter` and every readable chapter of its kind before it in reading order completed (the web reader's
-    "read up to here"): main chapters up to a main chapter, extras up to an extra, never one for the other."""
-    earlier = readable_chapters(chapter.manga_id).filter(before(chapter), kind=chapter.kind)
+    "read up to here"): main chapters up to a main chapter, extras up to an extra, never one for the other.
+
+    `among`: the readable chapters to mark from, with `stored_pages` (default: `chapter`'s manga's; a series'
+    page passes the chapters it shows, from every source)."""
+    readable = readable_chapters(chapter.manga_id) if among is None else among
+    earlier = readable.filter(before(chapter), kind=chapter.kind).exclude(pk=chapter.pk)
     return _complete_with_twins(user, [*earlier, *readable_chapters(chapter.manga_id).filter(pk=chapter.pk)])
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,10 +17,11 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
 from accounts.views import library_page
-from catalog.bookmarks import create_bookmark
-from catalog.chapter_order import reading_key
-from catalog.models import Bookmark, Chapter, Manga, MangaSource, Page, Source, Tag
+from catalog.bookmarks import create_bookmark, series_bookmarks
+from catalog.models import Chapter, Manga, Page, Source, Tag
 from catalog.page_rows import PAGE_FIELDS, page_by_id
+from catalog.series_books import shown_chapters
+from catalog.series_leads import is_merged, lead_of
 from catalog.serving.signed_urls import signed_page_url
 from reader import library as listings
 from reader import shelves
@@ -32,15 +32,14 @@ from reader.library_query import SORTS, parse_library_query
 from reader.naming import chapter_title
 from reader.page_images import page_response
 from reader.progress import (
-    continue_chapter,
     forget_progress,
     mark_read_through_chapter,
     progress_by_chapter,
-    readable_chapters,
     set_progress,
     stored_page_count,
 )
 from reader.reading_modes import default_mode
+from reader.series_pages import neighbours, other_copies, readable_shown, resume_point, series_sources
 from reader.source_settings import reading_direction, reading_mode
 from reader.templatetags.reader_ui import library_link
 from reader.theme import UnknownTheme, set_theme
@@ -104,16 +103,25 @@ def library(request: HttpRequest) -> HttpResponse:
 @get_or_head
 @library_page(login_url=LOGIN)
 def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
+    """A series' page, under its lead's id: another source's copy sends the reader there."""
     manga = get_object_or_404(Manga.objects.prefetch_related("tags"), pk=manga_id)
+    if not manga.leads_series and (lead := lead_of(manga)).pk != manga.pk:
+        query = request.META.get("QUERY_STRING", "")
+        return redirect(reverse("reader:manga", args=[lead.pk]) + (f"?{query}" if query else ""))
     try:
         page = page_param(request)
     except BadParameter as exc:
         return bad_request_page(request, str(exc))
-    chapters = chapter_page(manga, page)
+    shown = shown_chapters(manga)  # the union, worked out once for the page
+    chapters = chapter_page(shown, page)
     if page > 1 and not chapters.rows:
         raise Http404("This manga has fewer chapter pages.")
     progress = progress_by_chapter(request.user, [c.id for c in chapters.rows])
     links = {name: url_for_each(route) for name, route in CHAPTER_LINKS.items()}
+    sources = series_sources(manga)
+    # Rows name their source only when the series is read from several.
+    source_names = {link.source_id: link.source.name for link in sources}
+    several = len(source_names) > 1
     rows = [
         {
             "chapter": c,
@@ -121,39 +129,38 @@ def manga_detail(request: HttpRequest, manga_id: str) -> HttpResponse:
             "readable": c.sync_state == Chapter.SyncState.DONE and c.stored_pages > 0,
             "progress": progress.get(c.id),
             "urls": {name: link(c.id) for name, link in links.items()},
+            "source": source_names.get(c.source_id, c.source_id) if several else "",
         }
         for c in chapters.rows
     ]
     # An anonymous reader (LIBRARY_PUBLIC_READ) has no progress and no bookmarks.
     signed_in = request.user.is_authenticated
-    resume = continue_chapter(request.user, manga) if signed_in else None
+    resume = resume_point(request.user, manga, shown) if signed_in else None
     context = {
         "manga": manga,
         "rows": rows,
         "counts": chapter_counts(request.user, manga),
         "chapter_page": chapters,
-        "sources": list(
-            MangaSource.objects.filter(manga=manga).select_related("source").order_by("dropped_at", "created_at")
-        ),
-        "bookmarked": signed_in
-        and Bookmark.objects.filter(user=request.user, manga=manga, chapter__isnull=True).exists(),
+        "sources": sources,
+        "bookmarked": signed_in and series_bookmarks(request.user, manga).exists(),
         "resume": {"chapter": resume[0], "page": resume[1], "title": chapter_title(resume[0])} if resume else None,
     }
     return render(request, "reader/manga.html", context)
 
 
 def chapter_anchor(chapter: Chapter) -> str:
-    """The manga page (the chapter list's page that shows it) scrolled to `chapter`'s row."""
-    page = page_of(chapter)
+    """The series page (the chapter list's page that shows it) scrolled to `chapter`'s row."""
+    lead = lead_of(chapter.manga)
+    page = page_of(chapter, lead)
     query = f"?page={page}" if page > 1 else ""
-    return reverse("reader:manga", args=[chapter.manga_id]) + f"{query}#chapter-{chapter.id}"
+    return reverse("reader:manga", args=[lead.pk]) + f"{query}#chapter-{chapter.id}"
 
 
 @require_POST
 @login_required(login_url=LOGIN)
 def mark_chapter(request: HttpRequest, chapter_id: str) -> HttpResponse:
     """Mark one chapter read (at its last page) or unread (progress forgotten), then back to its manga."""
-    chapter = get_object_or_404(Chapter, pk=chapter_id, dropped_at__isnull=True)
+    chapter = get_object_or_404(Chapter.objects.select_related("manga"), pk=chapter_id, dropped_at__isnull=True)
     state = request.POST.get("state", "")
     if state == "read":
         set_progress(user=request.user, chapter=chapter, last_page=stored_page_count(chapter), completed=True)
@@ -169,7 +176,10 @@ def mark_chapter(request: HttpRequest, chapter_id: str) -> HttpResponse:
 def mark_read_up_to(request: HttpRequest, chapter_id: str) -> HttpResponse:
     """This chapter and every readable one of its kind before it marked read (extras and main chapters apart)."""
     chapter = get_object_or_404(Chapter.objects.select_related("manga"), pk=chapter_id, dropped_at__isnull=True)
-    mark_read_through_chapter(user=request.user, chapter=chapter)
+    lead = lead_of(chapter.manga)
+    # A series read from several sources: every chapter its page shows before this one, whichever source.
+    among = readable_shown(lead) if is_merged(lead) else None
+    mark_read_through_chapter(user=request.user, chapter=chapter, among=among)
     return redirect(chapter_anchor(chapter))
 
 
@@ -190,13 +200,14 @@ def choose_theme(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required(login_url=LOGIN)
 def bookmark_toggle(request: HttpRequest, manga_id: str) -> HttpResponse:
+    """Bookmark the series (whichever of its mangas is named), or remove the series' bookmark."""
     manga = get_object_or_404(Manga, pk=manga_id)
-    existing = Bookmark.objects.filter(user=request.user, manga=manga, chapter__isnull=True)
+    existing = series_bookmarks(request.user, manga)
     if existing.exists():
         existing.delete()
     else:
         create_bookmark(user=request.user, manga=manga)
-    return redirect("reader:manga", manga_id=manga.id)
+    return redirect("reader:manga", manga_id=lead_of(manga).pk)
 
 
 # What a chapter page reads of its pages: their sizes, and what a signed URL of each names (catalog.serving).
@@ -223,15 +234,8 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
     pages = list(Page.objects.filter(chapter=chapter).order_by("index").only(*_PAGE_URL_FIELDS))
     if not pages:
         raise Http404("This chapter has no stored pages yet.")
-    siblings = list(
-        readable_chapters(chapter.manga)
-        .filter(~Q(pk=chapter.pk))
-        .only("id", "kind", "volume", "number", "title", "created_at")
-    )
-    here = reading_key(chapter)
-    before = [c for c in siblings if reading_key(c) < here]
-    after = [c for c in siblings if reading_key(c) > here]
-    following = after[0] if after else None
+    lead = lead_of(chapter.manga)
+    previous, following = neighbours(chapter, lead)
     # The next chapter's first pages, fetched while this one's last pages are read.
     next_pages = (
         list(Page.objects.filter(chapter=following).order_by("index").only(*_PAGE_URL_FIELDS)[:NEXT_PRELOAD])
@@ -252,16 +256,18 @@ def chapter_reader(request: HttpRequest, chapter_id: str) -> HttpResponse:
         "progressUrl": reverse("reader-api:progress-detail", args=[chapter.id])
         if request.user.is_authenticated
         else "",
-        "previousUrl": reverse("reader:chapter", args=[before[-1].id]) if before else "",
+        "previousUrl": reverse("reader:chapter", args=[previous.id]) if previous else "",
         "nextUrl": reverse("reader:chapter", args=[following.id]) if following else "",
         "nextTitle": chapter_title(following) if following else "",
         "nextPages": [_page_urls(p, request.user) for p in next_pages],
-        "mangaUrl": reverse("reader:manga", args=[chapter.manga_id]),
+        "mangaUrl": reverse("reader:manga", args=[lead.pk]),
         "pages": [_page_urls(p, request.user) for p in pages],
         # The widths scaled copies are made at: the reader asks for one of them, the server keeps one copy each.
         "copyWidths": list(COPY_WIDTHS),
     }
-    context = {"chapter": chapter, "title": title, "data": data}
+    # The other sources' copies of this chapter, when the series has several ("Also from").
+    copies = other_copies(chapter) if is_merged(lead) else []
+    context = {"chapter": chapter, "series": lead, "title": title, "data": data, "copies": copies}
     return render(request, "reader/chapter.html", context)
 
 

@@ -213,6 +213,10 @@ def _series_operations(client: Any, size: Size) -> list[Operation]:
         Operation("series changes list", _get(client, f"{library}/changes/")),
         Operation("series merge + undo", merge_and_undo, writes=True),
         Operation(f"progress PUT, read in {size.copies} copies", put_progress, writes=True),
+        Operation(f"web series page, {size.copies} sources", _get(client, f"/mangas/{series_id}/")),
+        Operation("web library, most unread", _get(client, "/", sort="unread")),
+        Operation("web library search", _get(client, "/", q=SEARCH)),
+        Operation("web library search, common word", _get(client, "/", q=COMMON_WORD)),
         Operation(
             f"download choice, a series of {size.copies} sources",
             lambda: series_downloads.only_wanted(copies),

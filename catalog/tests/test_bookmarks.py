@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from catalog import series as service
 from catalog.bookmarks import chapters_to_fetch, create_bookmark
-from catalog.models import Bookmark, Chapter
+from catalog.models import Bookmark, Chapter, Manga
 from jobs import queue
 from jobs.models import Job
 from testsupport import api_factories as f
@@ -110,3 +111,40 @@ def test_a_chapter_bookmark_fetches_onward_in_reading_order_not_by_number(db, bo
     }
     names = {row.id: name for name, row in rows.items()}
     assert [names[c.id] for c in chapters_to_fetch(m, rows[bookmarked])] == wanted
+
+
+@pytest.mark.sqlite_ok
+def test_bookmarking_a_series_queues_each_missing_chapter_key_once_from_the_preferred_source(alice, settings):
+    settings.SERIES_SOURCE_PRIORITY = ["beta", "alpha"]
+    alpha, beta = f.source("alpha"), f.source("beta")
+    first, second = f.manga("Tide", src=alpha), f.manga("Tide", src=beta)
+    for number in (1, 2, 3):
+        f.chapter(first, number, src=alpha)
+    for number in (2, 3, 4):
+        f.chapter(second, number, src=beta)
+    Chapter.objects.filter(manga=first, number=3).update(sync_state=Chapter.SyncState.DONE)
+    service.merge_series(first.series, [second.series], via="test")
+    create_bookmark(user=alice, manga=Manga.objects.get(pk=second.pk))
+    queued = Chapter.objects.filter(pk__in=Job.objects.filter(kind="sync_chapter_content").values("chapter_id"))
+    assert sorted((c.source_id, int(c.number)) for c in queued) == [("alpha", 1), ("beta", 2), ("beta", 4)]
+    assert Bookmark.objects.get(user=alice).manga_id == first.pk
+
+
+@pytest.mark.sqlite_ok
+def test_a_chapter_bookmark_in_a_merged_series_wants_that_key_and_the_later_ones_from_every_source(alice):
+    alpha, beta = f.source("alpha"), f.source("beta")
+    first, second = f.manga("Tide", src=alpha), f.manga("Tide", src=beta)
+    later = {n: f.chapter(second, n, src=beta) for n in (1, 2, 3)}  # beta's copies arrived first
+    mine = {n: f.chapter(first, n, src=alpha) for n in (1, 2)}
+    service.merge_series(first.series, [second.series], via="test")
+    wanted = chapters_to_fetch(Manga.objects.get(pk=first.pk), mine[2])
+    assert {c.id for c in wanted} == {mine[2].id, later[2].id, later[3].id}
+
+
+@pytest.mark.sqlite_ok
+def test_bookmarking_a_series_bookmarked_on_another_copy_returns_that_bookmark(alice):
+    first, second = f.manga("Tide"), f.manga("Tide")
+    on_copy = Bookmark.objects.create(user=alice, manga=second)
+    service.merge_series(first.series, [second.series], via="test")
+    assert create_bookmark(user=alice, manga=Manga.objects.get(pk=first.pk)) == on_copy
+    assert Bookmark.objects.filter(user=alice).count() == 1

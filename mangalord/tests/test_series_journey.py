@@ -25,6 +25,7 @@ from demo.site.images import render_cover
 from mangalord.tests.series_failover import a_refused_chapter_fails_over_to_the_next_source
 from mangalord.tests.series_reads.komga import check_komga
 from mangalord.tests.series_reads.opds import check_opds_and_export
+from mangalord.tests.series_reads.web import check_web
 from reader.tests.conftest import basic
 from reader.tests.komga_schema import assert_komga_valid
 from testsupport.theme_sites.catalog import FixtureChapter, FixtureManga
@@ -152,6 +153,7 @@ def test_two_sites_make_one_series_per_real_series_downloaded_once_and_read_once
         assert_komga_valid("/api/v1/books/{bookId}", "get", book.json())
         assert book.json()["readProgress"]["completed"] is True
         check_komga("reader", PASSWORD)
+        check_web(api)
         a_refused_chapter_fails_over_to_the_next_source(
             alpha, lambda: manage(manage_cmd, env, "crawl_worker", "--drain", "--no-schedule")
         )

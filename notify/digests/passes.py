@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from catalog.chapter_names import display_title
-from catalog.models import Bookmark
+from catalog.models import Bookmark, Manga
 from notify.digests.compose import Digest, ReadyItem, compose
 from notify.models import Delivery, DigestPass, NotificationTarget, ReadyChapter
 from notify.sending import enqueue_deliveries
@@ -105,16 +105,23 @@ def ready_items(digest_pass: DigestPass) -> dict[uuid.UUID, list[ReadyItem]]:
 
 def follows(user_ids: Iterable[int], manga_ids: Iterable[uuid.UUID]) -> dict[int, dict[uuid.UUID, datetime]]:
     """Per user, the series among `manga_ids` they bookmarked and since when (their first bookmark on it,
-    manga-level or chapter-level): one query for every user of the pass."""
+    manga-level or chapter-level): two queries for every user of the pass.
+
+    A bookmark of a series sits on its lead while its chapters may come from another source's manga, so a
+    bookmark on any manga of a series follows every manga of it."""
+    mangas_of: dict[uuid.UUID, list[uuid.UUID]] = defaultdict(list)
+    for manga_id, series_id in Manga.objects.filter(pk__in=list(manga_ids)).values_list("pk", "series_id"):
+        mangas_of[series_id].append(manga_id)
     rows = (
-        Bookmark.objects.filter(user_id__in=list(user_ids), manga_id__in=list(manga_ids))
-        .values_list("user_id", "manga_id")
+        Bookmark.objects.filter(user_id__in=list(user_ids), manga__series_id__in=list(mangas_of))
+        .values_list("user_id", "manga__series_id")
         .annotate(since=Min("created_at"))
         .order_by()
     )
     followed: dict[int, dict[uuid.UUID, datetime]] = defaultdict(dict)
-    for user_id, manga_id, since in rows:
-        followed[user_id][manga_id] = since
+    for user_id, series_id, since in rows:
+        for manga_id in mangas_of[series_id]:
+            followed[user_id][manga_id] = since
     return followed
 
 

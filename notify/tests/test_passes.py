@@ -69,6 +69,18 @@ def test_each_user_gets_one_digest_per_pass_of_their_series_only(alice, django_u
     assert not ReadyChapter.objects.filter(digest_pass__isnull=True).exists()
 
 
+def test_a_bookmark_on_a_series_lead_hears_of_the_chapters_another_source_downloaded(alice):
+    from catalog import series as service
+
+    lead, copy = series("Tide", 1), series("The Tide", 2)
+    service.merge_series(lead[0].manga.series, [copy[0].manga.series], via="test")
+    follow(alice, lead[0])  # the series' bookmark sits on its lead
+    NotificationTarget.objects.create(user=alice, url="json://127.0.0.1:9/a", scheme="json")
+    ready(copy[1])  # chapter 2 came from the other source's copy
+
+    assert (run_digest_pass().digests, Delivery.objects.get().title) == (1, "1 chapter ready to read")
+
+
 def test_a_second_pass_sends_only_what_became_readable_since(alice):
     chapters = series("Akira", 2)
     follow(alice, chapters[0])
