@@ -32,7 +32,7 @@ from accounts.drf import READER_APP_AUTHENTICATION, CanReadLibrary
 from catalog.api.inputs import BoundedJSONParser
 from catalog.models import Chapter, Manga, Page, Source, Tag
 from catalog.page_rows import page_of_chapter
-from reader.komga import dto, params, queries
+from reader.komga import dto, params, queries, totals
 from reader.komga.params import BadParam
 from reader.komga.series import forget_series, lead, with_union_counts
 from reader.models import ReadProgress
@@ -108,7 +108,8 @@ class SeriesList(KomgaView):
     def get(self, request: Request) -> Response:
         wanted = params.series_filter(request.query_params)
         paging = params.paging(request.query_params)
-        ids, total = _page_of(queries.filtered_series(request.user, wanted).values_list("pk", flat=True), paging)
+        rows = queries.filtered_series(request.user, wanted).values_list("pk", flat=True)
+        ids, total = totals.ids_and_total(rows, paging, plain=totals.is_plain(wanted))
         mangas = with_union_counts(request.user, queries.series_page(request.user, ids))
         return Response(dto.spring_page(_series_json(request, mangas), paging, total))
 

@@ -1,0 +1,59 @@
+"""How many series a Komga list holds, without counting every match of a filter over a whole library.
+
+Every Komga page carries `totalElements`. The plain list (every series) is
+one count of the leads' index, cheap at any size. A filtered list (a search,
+a library, a read state) costs a test per series to count: a common word, a
+mirror source that holds every series or "unread" match most of a 100k
+library, and counting them all took hundreds of milliseconds while the page
+itself is an index walk that stops after it. Such a list is counted up to
+CATALOG_SEARCH_COUNT_CAP (listing.paginators.CappedCountPaginator, as the
+library API's search does); past it the total is a lower bound that still
+says truly whether another page follows, which is what clients page on
+(Mihon reads `last`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from django.db.models import QuerySet
+
+from listing.paginators import CappedCountPaginator
+from reader.komga.params import Paging, SeriesFilter
+
+
+def is_plain(wanted: SeriesFilter) -> bool:
+    """Whether `wanted` lists every series (an order alone filters nothing): then the count is exact."""
+    return wanted == replace(SeriesFilter(), sort=wanted.sort)
+
+
+def page_total(*, counted: int, exact: bool, offset: int, shown: int, more: bool) -> int:
+    """`totalElements` of a page (pure): the count when exact, else a lower bound true to whether a page follows.
+
+    `shown` rows were read from `offset`, and `more` says a row follows them.
+    """
+    if exact or (not more and shown):
+        return counted if exact else offset + shown
+    return max(counted + 1, offset + shown + (1 if more else 0))
+
+
+def ids_and_total(rows: QuerySet[Any], paging: Paging, *, plain: bool) -> tuple[list[Any], int]:
+    """One page of `rows` (their pks, in order) and the list's `totalElements`: at most two queries.
+
+    A page that ends the list says its total itself, with no count.
+    """
+    if paging.unpaged:
+        ids = list(rows)
+        return ids, len(ids)
+    read = list(rows[paging.offset : paging.offset + paging.size + 1])
+    ids, more = read[: paging.size], len(read) > paging.size
+    if not more and (ids or paging.offset == 0):
+        return ids, paging.offset + len(ids)
+    if plain:
+        return ids, rows.count()
+    counter = CappedCountPaginator(rows, paging.size)
+    total = page_total(
+        counted=counter.count, exact=counter.count_is_exact, offset=paging.offset, shown=len(ids), more=more
+    )
+    return ids, total
