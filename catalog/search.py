@@ -117,7 +117,7 @@ class SubstringRanked(QuerySet):
     def __getitem__(self, k: Any) -> Any:
         if not isinstance(k, slice) or k.stop is None or self._walks is None or self._result_cache is not None:
             return super().__getitem__(k)
-        library = _library_size()
+        library = library_size()
         enough = cut_threshold(k.stop, library)
         if self.order_by().values("pk")[:enough].count() < enough:
             return self._uncut(self._chain())[k]  # few matches: ranking them all is cheaper
@@ -136,7 +136,7 @@ def cut_threshold(stop: int, library: int) -> int:
     return isqrt(stop * max(library, 1)) + 1
 
 
-def _library_size() -> int:
+def library_size() -> int:
     """The planner's row count of catalog_manga (-1 before its first ANALYZE, read as 0)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT reltuples FROM pg_class WHERE oid = 'catalog_manga'::regclass")
