@@ -32,8 +32,8 @@ from reader.komga.params import Paging, SeriesFilter
 
 
 def is_plain(wanted: SeriesFilter) -> bool:
-    """Whether `wanted` lists every series (an order alone filters nothing): then the count is exact."""
-    return wanted == replace(SeriesFilter(), sort=wanted.sort)
+    """Whether `wanted` lists every series (an order, or `deleted=false`, filters nothing): then the count is exact."""
+    return replace(wanted, sort=[], deleted=None if wanted.deleted is False else wanted.deleted) == SeriesFilter()
 
 
 def page_total(*, counted: int, exact: bool, offset: int, shown: int, more: bool) -> int:

@@ -21,7 +21,8 @@ ALICE = basic("alice", PASSWORD)
 def test_an_order_alone_keeps_the_list_plain_and_any_filter_does_not():
     assert is_plain(SeriesFilter()) and is_plain(SeriesFilter(sort=[Sort("name", False)]))
     assert not is_plain(SeriesFilter(search="tide")) and not is_plain(SeriesFilter(library_ids=["a"]))
-    assert not is_plain(SeriesFilter(read_statuses=["UNREAD"])) and not is_plain(SeriesFilter(deleted=False))
+    assert not is_plain(SeriesFilter(read_statuses=["UNREAD"])) and not is_plain(SeriesFilter(deleted=True))
+    assert is_plain(SeriesFilter(deleted=False))  # what Mihon asks: nothing here is deleted
 
 
 @pytest.mark.parametrize(
